@@ -1,0 +1,50 @@
+# One entry point for everything. `make play` and `make test` set themselves up.
+# Area-specific targets live in mk/*.mk (one file per area, included below).
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+MPVM   := node_modules/@micropython/micropython-webassembly-pyscript/micropython.mjs
+# Test workers: the machines have 2 cores.
+JOBS   ?= 2
+
+.PHONY: all setup play test lint typecheck compile bench clean
+all: setup
+
+setup: $(STAMP) $(MPVM)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e '.[dev]'
+	touch $@
+
+$(MPVM): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+play: setup
+	$(PY) -m host_tools.sim $(ARGS)
+
+# The whole suite: lint, type check against device stubs, mpy-cross, pytest
+# (CPython and the MicroPython VM). Kept well under 15 minutes on 2 cores.
+test: setup lint typecheck compile
+	$(VENV)/bin/pytest -q -n $(JOBS) $(PYTEST_ARGS)
+
+lint: setup
+	$(VENV)/bin/ruff check firmware host_tools tests
+
+typecheck: setup
+	$(PY) -m host_tools.typecheck
+
+compile: setup
+	$(PY) -m host_tools.mpycompile --check
+
+bench: setup
+	$(VENV)/bin/mancala bench
+
+clean:
+	rm -rf $(VENV) node_modules build .pytest_cache .hypothesis .mypy_cache .ruff_cache
+
+-include mk/*.mk

@@ -1,0 +1,1 @@
+"""PC-side tools for the Mancala board: CLI, simulator, deploy, analysis."""
