@@ -1,0 +1,22 @@
+# Cheap build: the pico_buttons wiring with one WS2812 LED per pit and store
+# (14 LEDs), powered from any USB port (500 mA). Counts are read by colour and by
+# holding a pit (see hardware/README.md). Wiring: hardware/pico_cheap/ (generated).
+PROFILE = {
+    "name": "pico-cheap",
+    "mcu": "rp2040",
+    "sensor": "gpio",
+    "pit_pins": (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+    "led_pin": 22,
+    "led_count": 14,
+    "leds": (
+        (0, 1), (1, 1), (2, 1), (3, 1), (4, 1), (5, 1), (6, 1),
+        (7, 1), (8, 1), (9, 1), (10, 1), (11, 1), (12, 1), (13, 1),
+    ),
+    "ma_per_channel": 20,
+    "idle_ma_per_led": 1,
+    # USB port 500 mA: 0.9 * 500 - 100 (Pico) = 350
+    "current_limit_ma": 350,
+    "brightness_levels": (24, 64, 128, 255),
+    "tt_bits": 12,
+    "status_led": 25,
+}
