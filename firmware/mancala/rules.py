@@ -1,0 +1,476 @@
+"""The four rule sets of the board: ranok, mangala, kalah (3-6 seeds), oware.
+
+The exact rules are in docs/RULES.en.md (from the product's RULES.md).  This module
+is the inner loop of the engine, so it is written for MicroPython bytecode:
+
+* A position is one bytearray of POS_LEN bytes: the 14 counts in board order
+  (S1..S6, S store, N1..N6, N store), the side to move, and the bitmask of the
+  side to move's legal pits (bit k = its pit k+1).  A mask of 0 means the game is
+  over, so "is it over" and "what may I play" cost one byte read.
+* `Rules.move(pos, pit)` plays in place and allocates nothing; sowing follows a
+  precomputed path per (side, pit), so no modular arithmetic or skip tests run
+  per stone.  Copying a position (`dst[:] = src`) is one memcpy, which is how the
+  engine undoes a move: it keeps one preallocated bytearray per ply.
+* Pits are numbered 0..5 from the mover's own seat (the text notation adds 1).
+"""
+
+from mancala.compat import const
+
+SOUTH = const(0)
+NORTH = const(1)
+S_STORE = const(6)
+N_STORE = const(13)
+SIDE = const(14)  # byte holding the side to move
+MASK = const(15)  # byte holding the legal-pit mask of the side to move (0 = over)
+POS_LEN = const(16)
+
+# Flags returned by Rules.move().  Captured board indices are bits CAPTURED << i.
+EXTRA = const(1)  # the same side moves again
+OVER = const(2)  # the game ended with this move
+SWEPT = const(4)  # an end-of-game rule moved stones from the rows to the stores
+CAPTURED = const(8)
+
+# Number of set bits of a 6-bit mask.
+POPCOUNT = bytes(bin(i).count("1") for i in range(64))
+
+
+def store_of(side):
+    return side * 7 + 6
+
+
+def opposite(index):
+    """The pit facing board index `index` (a pit, not a store)."""
+    return 12 - index
+
+
+class Rules:
+    """Tables and moves of one rule set; subclasses specialise the move."""
+
+    name = ""
+    skips_origin = False  # the origin pit gets no stone on later laps
+    sows_stores = True  # stones go into the mover's store while sowing
+    win_threshold = 0  # a store holding this many ends the game at once (0: none)
+
+    def __init__(self, seeds=4):
+        self.seeds = seeds
+        self.total = 12 * seeds
+        self.id = self.name if seeds == 4 else self.name + str(seeds)
+        # paths[side * 6 + pit]: board indices receiving stones 1, 2, 3, ...
+        self.paths = tuple(self._path(side, pit) for side in (0, 1) for pit in range(6))
+
+    def _path(self, side, pit):
+        origin = side * 7 + pit
+        out = bytearray()
+        i = self._first(origin)
+        while len(out) < self.total + 1:
+            if self._receives(side, origin, i):
+                out.append(i)
+            i = (i + 1) % 14
+        return bytes(out)
+
+    def _first(self, origin):
+        return (origin + 1) % 14
+
+    def _receives(self, side, origin, index):
+        if index == S_STORE or index == N_STORE:
+            return self.sows_stores and index == side * 7 + 6
+        return not (self.skips_origin and index == origin)
+
+    # -- positions -------------------------------------------------------------
+
+    def start(self, side=SOUTH):
+        pos = bytearray(POS_LEN)
+        for i in range(14):
+            if i != S_STORE and i != N_STORE:
+                pos[i] = self.seeds
+        pos[SIDE] = side
+        pos[MASK] = self.legal_mask(pos)
+        return pos
+
+    def new_position(self, counts, side):
+        """A position from 14 counts; the legal mask (and so `over`) is derived."""
+        pos = bytearray(POS_LEN)
+        for i in range(14):
+            pos[i] = counts[i]
+        pos[SIDE] = side
+        pos[MASK] = self.legal_mask(pos)
+        self.finish_if_over(pos)
+        return pos
+
+    def finish_if_over(self, pos):
+        """Apply the end-of-game rule to a position given from outside (text, a
+        board's saved state) that is already over; True if it is over."""
+        t = self.win_threshold
+        if pos[MASK] and not (t and (pos[S_STORE] >= t or pos[N_STORE] >= t)):
+            return False
+        pos[MASK] = 0
+        return True
+
+    def legal_mask(self, pos):
+        """Mover's non-empty pits; subclasses add their restrictions."""
+        b = pos[SIDE] * 7
+        m = 0
+        if pos[b]:
+            m = 1
+        if pos[b + 1]:
+            m |= 2
+        if pos[b + 2]:
+            m |= 4
+        if pos[b + 3]:
+            m |= 8
+        if pos[b + 4]:
+            m |= 16
+        if pos[b + 5]:
+            m |= 32
+        return m
+
+    def move(self, pos, pit):  # pragma: no cover - every variant overrides it
+        raise NotImplementedError
+
+    # -- results ---------------------------------------------------------------
+
+    def over(self, pos):
+        return pos[MASK] == 0
+
+    def winner(self, pos):
+        """None while the game runs, else SOUTH, NORTH or -1 for a draw."""
+        if pos[MASK]:
+            return None
+        s, n = pos[S_STORE], pos[N_STORE]
+        return SOUTH if s > n else NORTH if n > s else -1
+
+
+def row_empty(pos, base):
+    return not (pos[base] or pos[base + 1] or pos[base + 2] or pos[base + 3]
+                or pos[base + 4] or pos[base + 5])
+
+
+def row_sum(pos, base):
+    return pos[base] + pos[base + 1] + pos[base + 2] + pos[base + 3] + pos[base + 4] + pos[base + 5]
+
+
+def collect_rows(pos):
+    """Each player takes the stones of their own row (kalah, oware)."""
+    pos[S_STORE] += row_sum(pos, 0)
+    pos[N_STORE] += row_sum(pos, 7)
+    for i in range(6):
+        pos[i] = 0
+        pos[7 + i] = 0
+
+
+def _sweep_to_empty_row(pos, s_empty):
+    """Mangala: the player whose row is empty takes what is left in the other row."""
+    if s_empty:
+        pos[S_STORE] += row_sum(pos, 7)
+    else:
+        pos[N_STORE] += row_sum(pos, 0)
+    for i in range(6):
+        pos[i] = 0
+        pos[7 + i] = 0
+
+
+class Kalah(Rules):
+    name = "kalah"
+
+    def finish_if_over(self, pos):
+        if pos[MASK] and not (row_empty(pos, 0) or row_empty(pos, 7)):
+            return False
+        collect_rows(pos)
+        pos[MASK] = 0
+        return True
+
+    def move(self, pos, pit):
+        side = pos[SIDE]
+        own = side * 7
+        origin = own + pit
+        n = pos[origin]
+        pos[origin] = 0
+        path = self.paths[side * 6 + pit]
+        for i in range(n):
+            pos[path[i]] += 1
+        last = path[n - 1]
+        store = own + 6
+        flags = 0
+        if last == store:
+            flags = EXTRA
+        elif own <= last < store and pos[last] == 1 and pos[12 - last]:
+            pos[store] += pos[12 - last] + 1
+            pos[12 - last] = 0
+            pos[last] = 0
+            flags = (CAPTURED << last) | (CAPTURED << (12 - last))
+        if row_empty(pos, 0) or row_empty(pos, 7):
+            collect_rows(pos)
+            pos[MASK] = 0
+            return flags | OVER | SWEPT
+        if not flags & EXTRA:
+            side ^= 1
+            pos[SIDE] = side
+        pos[MASK] = self.legal_mask(pos)
+        return flags
+
+
+class Mangala(Rules):
+    name = "mangala"
+    win_threshold = 25
+
+    def _first(self, origin):
+        return origin  # the first stone goes back into the pit it came from
+
+    def finish_if_over(self, pos):
+        decided = pos[S_STORE] >= 25 or pos[N_STORE] >= 25
+        s_empty = row_empty(pos, 0)
+        n_empty = row_empty(pos, 7)
+        if pos[MASK] and not (decided or s_empty or n_empty):
+            return False
+        if not decided:
+            _sweep_to_empty_row(pos, s_empty)
+        pos[MASK] = 0
+        return True
+
+    def move(self, pos, pit):
+        side = pos[SIDE]
+        own = side * 7
+        origin = own + pit
+        n = pos[origin]
+        pos[origin] = 0
+        path = self.paths[side * 6 + pit]
+        if n == 1:  # a single stone moves on to the next pit
+            last = path[1]
+            pos[last] += 1
+        else:
+            for i in range(n):
+                pos[path[i]] += 1
+            last = path[n - 1]
+        store = own + 6
+        flags = 0
+        if last == store:
+            flags = EXTRA
+        elif own <= last < store:
+            if pos[last] == 1 and pos[12 - last]:
+                pos[store] += pos[12 - last] + 1
+                pos[12 - last] = 0
+                pos[last] = 0
+                flags = (CAPTURED << last) | (CAPTURED << (12 - last))
+        elif not pos[last] & 1:  # opponent's pit now even
+            pos[store] += pos[last]
+            pos[last] = 0
+            flags = CAPTURED << last
+        if pos[S_STORE] >= 25 or pos[N_STORE] >= 25:
+            pos[MASK] = 0
+            return flags | OVER
+        s_empty = row_empty(pos, 0)
+        n_empty = row_empty(pos, 7)
+        if s_empty or n_empty:
+            _sweep_to_empty_row(pos, s_empty)
+            pos[MASK] = 0
+            return flags | OVER | SWEPT
+        if not flags & EXTRA:
+            side ^= 1
+            pos[SIDE] = side
+        pos[MASK] = self.legal_mask(pos)
+        return flags
+
+
+class Ranok(Rules):
+    name = "ranok"
+    skips_origin = True
+    win_threshold = 25
+
+    def __init__(self, seeds=4):
+        Rules.__init__(self, seeds)
+        self._scratch = bytearray(POS_LEN)
+
+    def _sow(self, pos, side, pit):
+        """Sow and capture; no end-of-game rule.  Returns the capture flags."""
+        own = side * 7
+        origin = own + pit
+        n = pos[origin]
+        pos[origin] = 0
+        path = self.paths[side * 6 + pit]
+        for i in range(n):
+            pos[path[i]] += 1
+        last = path[n - 1]
+        opp = 7 - own
+        if not opp <= last < opp + 6:
+            return 0
+        c = pos[last]
+        if c != 2 and c != 3:
+            return 0
+        pos[last] = 0
+        flags = CAPTURED << last
+        if last > opp:
+            c2 = pos[last - 1]
+            if c2 == 2 or c2 == 3:
+                c += c2
+                pos[last - 1] = 0
+                flags |= CAPTURED << (last - 1)
+        if last < opp + 5:
+            c2 = pos[last + 1]
+            if c2 == 2 or c2 == 3:
+                c += c2
+                pos[last + 1] = 0
+                flags |= CAPTURED << (last + 1)
+        pos[own + 6] += c
+        return flags
+
+    def legal_mask(self, pos):
+        """Non-empty pits whose move leaves the opponent at least one stone."""
+        side = pos[SIDE]
+        own = side * 7
+        opp = 7 - own
+        opp_has = not row_empty(pos, opp)
+        m = 0
+        bit = 1
+        for pit in range(6):
+            n = pos[own + pit]
+            if n:
+                if n < 7 - pit:  # never reaches the opponent's row: no capture either
+                    if opp_has:
+                        m |= bit
+                else:
+                    last = self.paths[side * 6 + pit][n - 1]
+                    c = pos[last] + 1
+                    if not opp <= last < opp + 6 or (n <= 12 and c != 2 and c != 3):
+                        m |= bit  # stones reach the opponent and nothing is captured
+                    else:  # a capture may empty the row: try it
+                        t = self._scratch
+                        t[:] = pos
+                        self._sow(t, side, pit)
+                        if not row_empty(t, opp):
+                            m |= bit
+            bit <<= 1
+        return m
+
+    def move(self, pos, pit):
+        side = pos[SIDE]
+        flags = self._sow(pos, side, pit)
+        pos[SIDE] = side ^ 1
+        if pos[S_STORE] >= 25 or pos[N_STORE] >= 25:
+            pos[MASK] = 0
+            return flags | OVER
+        m = self.legal_mask(pos)
+        pos[MASK] = m
+        if not m:  # the side to move cannot move: stones left count for nobody
+            return flags | OVER
+        return flags
+
+
+class Oware(Rules):
+    name = "oware"
+    skips_origin = True
+    sows_stores = False
+
+    def legal_mask(self, pos):
+        side = pos[SIDE]
+        own = side * 7
+        if not row_empty(pos, 7 - own):
+            return Rules.legal_mask(self, pos)
+        # The opponent has no stones: only moves that reach their row.
+        m = 0
+        for pit in range(6):
+            if pos[own + pit] > 5 - pit:
+                m |= 1 << pit
+        return m
+
+    def move(self, pos, pit):
+        side = pos[SIDE]
+        own = side * 7
+        origin = own + pit
+        n = pos[origin]
+        pos[origin] = 0
+        path = self.paths[side * 6 + pit]
+        for i in range(n):
+            pos[path[i]] += 1
+        last = path[n - 1]
+        opp = 7 - own
+        flags = 0
+        if opp <= last < opp + 6:
+            # The chain of 2s and 3s ending at the last pit, going backwards.
+            low = last
+            got = 0
+            while low >= opp:
+                c = pos[low]
+                if c != 2 and c != 3:
+                    break
+                got += c
+                low -= 1
+            if got:
+                grand_slam = low < opp
+                i = last + 1
+                while grand_slam and i < opp + 6:
+                    if pos[i]:
+                        grand_slam = False
+                    i += 1
+                if not grand_slam:  # taking every stone of the opponent captures nothing
+                    for i in range(low + 1, last + 1):
+                        pos[i] = 0
+                        flags |= CAPTURED << i
+                    pos[own + 6] += got
+        side ^= 1
+        pos[SIDE] = side
+        m = self.legal_mask(pos)
+        s, t = pos[S_STORE], pos[N_STORE]
+        half = self.total // 2
+        if not m or s > half or t > half or (s == half and t == half):
+            collect_rows(pos)
+            pos[MASK] = 0
+            return flags | OVER | SWEPT
+        pos[MASK] = m
+        return flags
+
+    def finish_if_over(self, pos):
+        half = self.total // 2
+        s, t = pos[S_STORE], pos[N_STORE]
+        if pos[MASK] and not (s > half or t > half or (s == half and t == half)):
+            return False
+        collect_rows(pos)
+        pos[MASK] = 0
+        return True
+
+
+VARIANTS = ("ranok", "mangala", "kalah", "oware")
+_CLASSES = {"ranok": Ranok, "mangala": Mangala, "kalah": Kalah, "oware": Oware}
+_cache = {}
+
+
+def get_rules(variant):
+    """Rules for a variant id: ranok, mangala, kalah (= kalah4), kalah3..kalah6, oware.
+
+    Raises ValueError with a one-line message for anything else.
+    """
+    rules = _cache.get(variant)
+    if rules is not None:
+        return rules
+    name, seeds = variant, 4
+    if variant[:5] == "kalah" and len(variant) == 6 and variant[5] in "3456":
+        name, seeds = "kalah", int(variant[5])
+    cls = _CLASSES.get(name)
+    if cls is None:
+        raise ValueError("unknown variant %r (expected one of: ranok, mangala, kalah, "
+                         "kalah3, kalah5, kalah6, oware)" % variant)
+    rules = cls(seeds)
+    _cache[variant] = rules
+    _cache[rules.id] = rules
+    return rules
+
+
+def perft(rules, pos, depth):
+    """Number of legal move sequences of `depth` plies from `pos`."""
+    if depth == 0:
+        return 1
+    stack = [bytearray(POS_LEN) for _ in range(depth)]
+    return _perft(rules, pos, stack, 0, depth)
+
+
+def _perft(rules, pos, stack, ply, depth):
+    mask = pos[MASK]
+    if depth == 1:
+        return POPCOUNT[mask]
+    child = stack[ply]
+    total = 0
+    for pit in range(6):
+        if mask >> pit & 1:
+            child[:] = pos
+            rules.move(child, pit)
+            total += _perft(rules, child, stack, ply + 1, depth - 1)
+    return total
