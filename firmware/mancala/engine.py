@@ -1,0 +1,517 @@
+"""The board's opponent and coach: iterative deepening alpha-beta for all variants.
+
+Written for MicroPython bytecode on a Pico / ESP32 and unchanged in CPython:
+
+* The search is negamax alpha-beta driven by an explicit stack (one set of
+  preallocated per-ply arrays), not by recursion, so it can stop after any
+  number of nodes and resume: `step(n)` runs one slice and returns, the board
+  keeps animating and reading its pits between slices; `stop()` ("move now")
+  ends it at once with a legal best move.
+* Extra turns: a child where the same side moves again keeps the score's sign
+  and its window (no negation); the move does not use up depth (an extension),
+  so chains of extra turns are searched to the end.
+* Game ends are scored by the final store difference of the variant's rules
+  (the rules core applies the sweep / the 25-stone limit before we see it).
+* A transposition table of 2**tt_bits entries in two arrays allocated once,
+  keyed by a Zobrist hash of 30-bit values (XOR of values < 2**30 stays below
+  2**30: no big ints on the device).
+* Move ordering: the table move, then by immediate gain (captures, stones in the
+  store), extra-turn moves first among equals.  Children are generated all at once
+  into per-ply buffers (a move is one memcpy plus a sowing), which makes the
+  ordering exact and lets frontier nodes evaluate their children in place.
+* Node counting: one node = one `rules.move` call.  A node limit is exact (the
+  search never plays more) and the result does not depend on the slice sizes.
+
+Scores are in quarter stones inside (SCALE); `score` and grades speak stones.
+"""
+
+from mancala.compat import const
+from mancala.rules import EXTRA, MASK, OVER, POPCOUNT, POS_LEN, SIDE
+
+try:
+    from array import array
+except ImportError:  # pragma: no cover - very old MicroPython
+    from uarray import array  # type: ignore
+
+try:
+    from time import ticks_ms as _ticks_ms  # MicroPython
+except ImportError:  # CPython
+    import time as _time
+
+    def _ticks_ms():
+        return int(_time.monotonic() * 1000) & 0x3FFFFFFF
+
+
+LEVELS = ("beginner", "amateur", "strong", "master")
+GRADES = ("best", "excellent", "good", "inaccuracy", "mistake", "blunder")
+
+# Master's node budget per variant: the nodes a Pico searches in about 2 s
+# (measured VM node rate / 55 * 2 s; docs/ENGINE.md has the derivation).
+MASTER_NODES = {"kalah": 1300, "mangala": 1700, "oware": 1800, "ranok": 1100}
+# Lower levels: a fixed budget (Master's for "master"), and root noise in
+# quarter stones (uniform in [-n, n], drawn from the engine's seed).
+LEVEL_NODES = (30, 150, 400, 0)
+LEVEL_NOISE = (12, 6, 2, 0)
+
+
+def level_nodes(rules, li):
+    """The node budget of level index `li` (0 beginner .. 3 master) for `rules`."""
+    n = LEVEL_NODES[li]
+    return n if n else MASTER_NODES.get(rules.name, 1300)
+
+# Grade thresholds: the largest loss (stones vs the best move) of each grade after
+# "best" (loss 0); anything above the last is a blunder.  docs/ENGINE.md.
+GRADE_LIMITS = (1, 2, 4, 7)
+GRADE_NODES = 4000  # default grading budget (about 3 s on a Pico; hints use a level)
+
+SCALE = const(4)  # score units per stone
+INF = const(30000)
+MAXPLY = const(40)  # deepest ply of the stack (iterations stop below it)
+MAXDEPTH = const(32)
+ZSTRIDE = const(80)  # zobrist values per board index (counts 0..79)
+M30 = const(0x3FFFFFFF)
+
+EXACT = const(1)
+LOWER = const(2)
+UPPER = const(3)
+
+# Evaluation: stones of the side to move's own row, in quarter stones, per variant.
+# In kalah and mangala the row is likely to end up in its owner's store (sweeps);
+# docs/ENGINE.md has the match that decided each weight.
+ROW_WEIGHT = {"kalah": 1, "mangala": 1, "oware": 0, "ranok": 0}
+
+
+class Rng:
+    """A 30-bit xorshift: small ints only, reproducible on every port."""
+
+    def __init__(self, seed):
+        self.x = (seed * 2654435761 + 0x1234567) & M30 or 1
+
+    def next(self):
+        x = self.x
+        x ^= (x & 0x1FFFF) << 13
+        x ^= x >> 17
+        x ^= (x & 0x1FFFFFF) << 5
+        self.x = x
+        return x
+
+    def below(self, n):
+        return self.next() % n
+
+
+def evaluate(pos, side, w):
+    """Static value of `pos` for `side` in quarter stones (any side to move)."""
+    a = pos[0] + pos[1] + pos[2] + pos[3] + pos[4] + pos[5]
+    b = pos[7] + pos[8] + pos[9] + pos[10] + pos[11] + pos[12]
+    v = (pos[6] - pos[13]) * SCALE + (a - b) * w
+    return -v if side else v
+
+
+class Engine:
+    def __init__(self, rules, tt_bits=12, seed=0):
+        self.rules = rules
+        self.seed = seed
+        self.rng = Rng(seed)
+        self.w = ROW_WEIGHT.get(rules.name, 0)
+        self.tt_bits = tt_bits
+        n = 1 << tt_bits
+        self.tmask = n - 1
+        self.ttc = array("H", bytes(2 * n))  # check bits of the key
+        self.ttd = array("i", bytes(4 * n))  # packed entry, 0 = empty
+        z = array("i", bytes(4 * (14 * ZSTRIDE + 1)))
+        r = Rng(0x2545F49)
+        for i in range(len(z)):
+            z[i] = r.next()
+        self.z = z
+        self.kids = [bytearray(POS_LEN) for _ in range(MAXPLY * 6)]
+        self.node = [None] * (MAXPLY + 1)
+        self.root = bytearray(POS_LEN)
+        self.node[0] = self.root
+        self.alpha = array("h", bytes(2 * MAXPLY))
+        self.beta = array("h", bytes(2 * MAXPLY))
+        self.oalpha = array("h", bytes(2 * MAXPLY))
+        self.best = array("h", bytes(2 * MAXPLY))
+        self.dep = bytearray(MAXPLY)
+        self.bmove = bytearray(MAXPLY)
+        self.cur = bytearray(MAXPLY)
+        self.cnt = bytearray(MAXPLY)
+        self.hkey = array("i", bytes(4 * MAXPLY))
+        self.order = bytearray(MAXPLY * 6)  # pits in search order
+        self.kf = bytearray(MAXPLY * 6)  # per pit: 1 same side moves, 2 value known
+        self.kv = array("h", bytes(2 * MAXPLY * 6))  # per pit: value (parent view) / key
+        self.bias = array("h", bytes(12))
+        self.first_score = 0
+        self.force = -1
+        self.best_move = -1
+        self.score = 0
+        self.qscore = 0
+        self.depth = 0
+        self.nodes = 0
+        self.limit = 0
+        self.done = True
+        self.deadline = None
+        self.t0 = 0
+        self.iter = 0
+        self.keys = array("h", bytes(2 * MAXPLY * 6))
+        self._p = 0
+        self._state = 0
+        self._ret = 0
+        self._cut = False
+        self._rootx = False
+        self.clock = _ticks_ms
+
+    # -- public API --------------------------------------------------------------
+
+    def start(self, pos, level=None, nodes=None, deadline_ms=None, clock=None):
+        """Begin a search of `pos` (copied); run it with step() or search()."""
+        root = self.root
+        root[:] = pos
+        self.nodes = 0
+        self.depth = 0
+        self.score = 0
+        self.qscore = 0
+        noise = 0
+        limit = nodes
+        if level is not None:
+            li = LEVELS.index(level) if not isinstance(level, int) else level
+            if limit is None:
+                limit = level_nodes(self.rules, li)
+            noise = LEVEL_NOISE[li]
+        if limit is None:
+            limit = level_nodes(self.rules, 3)
+        self.limit = limit
+        bias = self.bias
+        for k in range(6):
+            bias[k] = (self.rng.below(2 * noise + 1) - noise) if noise else 0
+        self.clock = clock or _ticks_ms
+        self.deadline = deadline_ms
+        self.t0 = self.clock()
+        ttd = self.ttd
+        for i in range(len(ttd)):
+            ttd[i] = 0
+        mask = root[MASK]
+        self.best_move = -1
+        if not mask:
+            self.done = True
+            return
+        # A legal move at once, for stop() before the first iteration ends.
+        f = self.force
+        if f >= 0 and mask >> f & 1:
+            self.best_move = f
+        else:
+            for k in range(6):
+                if mask >> k & 1:
+                    self.best_move = k
+                    break
+        self.done = False
+        if POPCOUNT[mask] == 1 and f < 0:
+            self.done = True  # a forced move: nothing to think about
+            return
+        self.iter = 0
+        self._new_iteration()
+
+    def step(self, max_nodes=256):
+        """Run one slice of about `max_nodes` nodes; True when the search is over."""
+        if self.done:
+            return True
+        if self.deadline is not None and \
+                ((self.clock() - self.t0) & M30) >= self.deadline:
+            self.done = True
+            return True
+        end = self.nodes + max_nodes
+        while True:
+            r = self._run(end)
+            if r == 0:  # slice used up
+                return False
+            if r == 2:  # node limit: keep what the partial iteration proved
+                self._take_partial()
+                self.done = True
+                return True
+            # an iteration finished
+            self.depth = self.iter
+            self.best_move = self.bmove[0]
+            self.qscore = self._raw_best
+            self.score = (self._raw_best + SCALE // 2) // SCALE
+            if self.iter >= MAXDEPTH or not self._cut or self.nodes >= self.limit:
+                self.done = True
+                return True
+            self._new_iteration()
+            if self.nodes >= end:
+                return False
+
+    def stop(self):
+        """Move now: end the search; best_move stays the best found so far."""
+        if not self.done:
+            self._take_partial()
+        self.done = True
+
+    def search(self, pos, level=None, nodes=None, deadline_ms=None, clock=None):
+        self.start(pos, level, nodes, deadline_ms, clock)
+        while not self.step(1024):
+            pass
+        return self.best_move
+
+    def hint(self, pos, level="master"):
+        return self.search(pos, level)
+
+    def grade(self, pos, pit, nodes=None):
+        """(grade index, loss in stones vs the best move, threat pit or -1).
+
+        The move is searched first at the root with a full window, so its score
+        and the best score come from the same iteration and are both exact.
+        A blunder also gives the threat: the opponent's best reply to it.
+        """
+        n = GRADE_NODES if nodes is None else nodes
+        self.force = pit
+        try:
+            self.start(pos, nodes=n)
+            while not self.step(1024):
+                pass
+        finally:
+            self.force = -1
+        if self.best_move == pit or self.depth == 0:
+            return 0, 0, -1
+        loss = self.qscore - self.first_score
+        if loss <= 0:
+            return 0, 0, -1
+        stones = (loss + SCALE // 2) // SCALE
+        g = 5
+        for i in range(4):
+            if stones <= GRADE_LIMITS[i]:
+                g = i + 1
+                break
+        threat = -1
+        if g == 5:
+            child = bytearray(POS_LEN)
+            child[:] = pos
+            self.rules.move(child, pit)
+            if child[MASK] and child[SIDE] != pos[SIDE]:
+                threat = self._tt_move(child)
+                if threat < 0:
+                    threat = self.search(child, nodes=n // 4 + 1)
+        return g, stones, threat
+
+    # -- the search ----------------------------------------------------------------
+
+    def _new_iteration(self):
+        self.iter += 1
+        self._cut = False
+        self._rootx = False
+        self.dep[0] = self.iter
+        self.alpha[0] = -INF
+        self.beta[0] = INF
+        self.cur[0] = 0
+        self._p = 0
+        self._state = 0
+
+    def _take_partial(self):
+        # The root's first move is the previous best (or the forced move): a move
+        # that scored above it in the unfinished iteration is better.
+        if self._rootx and self.cur[0] >= 1:
+            b = self.bmove[0]
+            if self.root[MASK] >> b & 1:
+                raw = self.best[0] - self.bias[b]
+                if self.depth == 0 or b != self.best_move:
+                    self.best_move = b
+                    self.qscore = raw
+                    self.score = (raw + SCALE // 2) // SCALE
+
+    def _hash(self, pos):
+        z = self.z
+        h = z[pos[0]] ^ z[80 + pos[1]] ^ z[160 + pos[2]] ^ z[240 + pos[3]] \
+            ^ z[320 + pos[4]] ^ z[400 + pos[5]] ^ z[480 + pos[6]] ^ z[560 + pos[7]] \
+            ^ z[640 + pos[8]] ^ z[720 + pos[9]] ^ z[800 + pos[10]] ^ z[880 + pos[11]] \
+            ^ z[960 + pos[12]] ^ z[1040 + pos[13]]
+        if pos[SIDE]:
+            h ^= z[1120]
+        return h
+
+    def _tt_move(self, pos):
+        h = self._hash(pos)
+        i = h & self.tmask
+        e = self.ttd[i]
+        if e and self.ttc[i] == (h >> self.tt_bits) & 0xFFFF:
+            m = e >> 20
+            if pos[MASK] >> m & 1:
+                return m
+        return -1
+
+    def _run(self, end):
+        """Advance the search.  0: `end` nodes reached (resumable), 1: the iteration
+        finished, 2: the node limit was hit (the search is over).
+
+        States: 0 enter node p; 1 the child at cur[p] returned v (its own view);
+        2 go on with the next child of node p.
+        """
+        move = self.rules.move
+        kids = self.kids
+        node = self.node
+        alpha = self.alpha
+        beta = self.beta
+        best = self.best
+        dep = self.dep
+        bmove = self.bmove
+        cur = self.cur
+        cnt = self.cnt
+        order = self.order
+        kf = self.kf
+        kv = self.kv
+        keys = self.keys
+        bias = self.bias
+        ttc = self.ttc
+        ttd = self.ttd
+        tmask = self.tmask
+        bits = self.tt_bits
+        w = self.w
+        limit = self.limit
+        nodes = self.nodes
+        p = self._p
+        v = self._ret
+        state = self._state
+        while True:
+            if state == 0:
+                # ---- a new node at ply p: the table, then all children, ordered
+                if nodes >= end:
+                    self._p = p
+                    self._state = 0
+                    self.nodes = nodes
+                    return 0
+                pos = node[p]
+                d = dep[p]
+                h = self._hash(pos)
+                self.hkey[p] = h
+                i = h & tmask
+                e = ttd[i]
+                tm = 7
+                if e and ttc[i] == (h >> bits) & 0xFFFF:
+                    tm = e >> 20
+                    if p and (e >> 14) & 63 >= d:
+                        s = (e & 4095) - 2048
+                        f = (e >> 12) & 3
+                        if f == EXACT or (f == LOWER and s >= beta[p]) or \
+                                (f == UPPER and s <= alpha[p]):
+                            self._cut = True
+                            v = s
+                            p -= 1
+                            state = 1
+                            continue
+                if p == 0:
+                    tm = self.force
+                    if tm < 0:
+                        tm = self.best_move
+                side = pos[SIDE]
+                own = side * 7 + 6
+                opp = 6 if side else 13
+                mask = pos[MASK]
+                base = p * 6
+                last = p + 2 >= MAXPLY
+                n = 0
+                for pit in range(6):
+                    if not mask >> pit & 1:
+                        continue
+                    if nodes >= limit:
+                        self._p = p
+                        self._state = 0
+                        self.nodes = nodes
+                        return 2
+                    c = kids[base + pit]
+                    c[:] = pos
+                    fl = move(c, pit)
+                    nodes += 1
+                    if fl & OVER:
+                        kf[base + pit] = 2
+                        key = kv[base + pit] = (c[own] - c[opp]) * SCALE
+                        key += 2000
+                    elif fl & EXTRA and not last:
+                        kf[base + pit] = 5  # same side, depth not used up
+                        key = ((c[own] - pos[own]) - (c[opp] - pos[opp])) * SCALE + 1000
+                    elif d <= 1 or last:
+                        self._cut = True
+                        kf[base + pit] = 2
+                        key = kv[base + pit] = evaluate(c, side, w)
+                    else:
+                        kf[base + pit] = 1 if c[SIDE] == side else 0
+                        key = ((c[own] - pos[own]) - (c[opp] - pos[opp])) * SCALE
+                    if pit == tm:
+                        key = 10000
+                    keys[base + pit] = key
+                    j = base + n
+                    while j > base and keys[base + order[j - 1]] < key:
+                        order[j] = order[j - 1]
+                        j -= 1
+                    order[j] = pit
+                    n += 1
+                cnt[p] = n
+                cur[p] = 0
+                best[p] = -INF
+                bmove[p] = order[base]
+                self.oalpha[p] = alpha[p]
+                if p == 0:
+                    self._rootx = True
+                state = 2
+                continue
+            base = p * 6
+            k = cur[p]
+            if state == 1:
+                pit = order[base + k]
+                if not kf[base + pit] & 1:
+                    v = -v
+            else:
+                if k >= cnt[p]:
+                    # ---- node p is finished
+                    val = best[p]
+                    if p == 0:
+                        self._raw_best = val - bias[bmove[0]]
+                        self.nodes = nodes
+                        self._state = 2
+                        return 1
+                    if val <= self.oalpha[p]:
+                        f = UPPER
+                    elif val >= beta[p]:
+                        f = LOWER
+                    else:
+                        f = EXACT
+                    h = self.hkey[p]
+                    i = h & tmask
+                    ttc[i] = (h >> bits) & 0xFFFF
+                    ttd[i] = ((val + 2048) & 4095) | (f << 12) | (dep[p] << 14) | (bmove[p] << 20)
+                    v = val
+                    p -= 1
+                    state = 1
+                    continue
+                pit = order[base + k]
+                f = kf[base + pit]
+                if not f & 2:
+                    # ---- descend into the child
+                    a = alpha[p]
+                    b = beta[p]
+                    if p == 0:
+                        a -= bias[pit]
+                        b -= bias[pit]
+                    q = p + 1
+                    node[q] = kids[base + pit]
+                    if f & 1:
+                        alpha[q] = a
+                        beta[q] = b
+                    else:
+                        alpha[q] = -b
+                        beta[q] = -a
+                    dep[q] = dep[p] if f & 4 else dep[p] - 1
+                    p = q
+                    state = 0
+                    continue
+                v = kv[base + pit]
+            # ---- v: the value of child `pit` of node p, from p's side to move
+            if p == 0:
+                if k == 0:
+                    self.first_score = v
+                v += bias[pit]
+            if v > best[p]:
+                best[p] = v
+                bmove[p] = pit
+                if v > alpha[p]:
+                    alpha[p] = v
+                    if v >= beta[p]:
+                        k = cnt[p] - 1  # cutoff
+            cur[p] = k + 1
+            state = 2
