@@ -38,6 +38,11 @@ def _on_trial():
     return isinstance(st, dict) and bool(st.get("trial"))
 
 
+def _can_fall_back():
+    st = _state()
+    return isinstance(st, dict) and bool(st.get("trial")) and st.get("previous") in ("a", "b")
+
+
 def _restart():
     try:
         import machine
@@ -96,7 +101,7 @@ def _run():
         if timer is not None:
             timer.deinit()
         sys.print_exception(e)
-        if trial and _on_trial() and time.ticks_diff(time.ticks_ms(), t0) < _WINDOW_MS:
+        if trial and _can_fall_back() and time.ticks_diff(time.ticks_ms(), t0) < _WINDOW_MS:
             print("main: the new version failed to start; restarting")
             _restart()
         return

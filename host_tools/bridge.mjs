@@ -301,6 +301,7 @@ async function rawPasteSession() {
     const c = await nextByte();
     if (c < 0) return;
     if (c === 0x04) break;
+    if (c === 0x03) { send(Buffer.from([0x04])); return; } // Ctrl-C: the host gave up; drop the paste
     code.push(c);
     if (++sinceAck === WINDOW) { sinceAck = 0; send(Buffer.from([0x01])); }
   }

@@ -59,6 +59,7 @@ class Bridge:
     def start(self, timeout=20):
         if not available():
             raise RuntimeError("MicroPython VM not installed: run `make setup` (npm ci)")
+        self._ready.clear()
         self._master, self._slave = os.openpty()
         tty.setraw(self._slave)
         self.port = os.ttyname(self._slave)

@@ -1,0 +1,290 @@
+"""`mancala deploy` against an emulated board (the MicroPython VM's REPL on a
+pseudo-terminal, host_tools/bridge.py): mpremote talks to it as to a board.
+
+Every test builds small fake firmware folders (the real boot.py and main.py,
+a fake `mancala` package) in a tmp dir and uses a board of its own.
+"""
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from host_tools import bridge, deploy
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+pytestmark = pytest.mark.skipif(not bridge.available(), reason="MicroPython VM not installed (make setup)")
+
+PLAYER_DATA = {
+    "data/settings.json": b'{"rules": "kalah", "level": 3, "sum": "9f2c"}',
+    "data/game.json": b'{"record": "kalah 4: 3 10 2", "sum": "77aa"}',
+    "data/games/g00001.txt": b"[Rules kalah]\n1. 3 10 2\n*\n",
+}
+
+
+def make_app(root, version, util="hello", app_extra="", big=0):
+    """A firmware folder: real boot.py/main.py, a fake `mancala` package whose
+    app prints `app <version> <util>` when it starts."""
+    src = os.path.join(str(root), "fw-" + version)
+    pkg = os.path.join(src, "mancala")
+    os.makedirs(pkg, exist_ok=True)
+    for name in ("boot.py", "main.py"):
+        with open(os.path.join(ROOT, "firmware", name), "rb") as f, open(os.path.join(src, name), "wb") as g:
+            g.write(f.read())
+    files = {
+        "__init__.py": "__version__ = %r\n" % version,
+        "util.py": "def word():\n    return %r\n" % util,
+        "app.py": "from mancala import util\n%s\ndef main():\n    print('app %s', util.word())\n" % (app_extra, version),
+    }
+    for i in range(big):
+        # Big modules (mostly a string constant) so a transfer takes a while.
+        files["data%d.py" % i] = "BLOB = %r\n" % (hashlib.sha256(b"%d%s" % (i, version.encode())).hexdigest() * 120)
+    for name, text in files.items():
+        with open(os.path.join(pkg, name), "w") as f:
+            f.write(text)
+    return src
+
+
+def built_version(src, mpy=774):
+    return deploy.build(src, mpy)[0]
+
+
+@pytest.fixture
+def board(tmp_path):
+    d = tmp_path / "board"
+    d.mkdir()
+    for rel, data in PLAYER_DATA.items():
+        p = d / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data)
+    b = bridge.Bridge(str(d))
+    b.start()
+    yield b
+    if b.proc is not None:
+        b.stop()
+
+
+def read_board_files(port, paths):
+    """Read files back through the board's REPL (not from the host folder)."""
+    from mpremote.transport_serial import SerialTransport
+
+    t = SerialTransport(port, timeout=10)
+    try:
+        t.enter_raw_repl(soft_reset=False)
+        out = {}
+        for p in paths:
+            try:
+                out[p] = bytes(t.fs_readfile("/" + p))
+            except OSError:
+                out[p] = None
+        t.exit_raw_repl()
+        return out
+    finally:
+        t.close()
+
+
+def assert_player_data_intact(port):
+    assert read_board_files(port, list(PLAYER_DATA)) == PLAYER_DATA
+
+
+def start_board(port):
+    """Restart the board (soft reset in the friendly REPL: boot.py, main.py) and
+    return (version, slot) main.py reported, and everything it printed."""
+    b = deploy.Board(port)
+    try:
+        b.raw(soft_reset=False)
+        running = deploy.restart(b, timeout=15)
+        return running, b.boot_output.decode("utf-8", "replace")
+    finally:
+        b.close()
+
+
+def tree(d):
+    out = {}
+    for root, _dirs, files in os.walk(d):
+        for f in files:
+            p = os.path.join(root, f)
+            with open(p, "rb") as fh:
+                out[os.path.relpath(p, d)] = hashlib.sha256(fh.read()).hexdigest()
+    return out
+
+
+def quiet():
+    return open(os.devnull, "w")
+
+
+def test_first_deploy(board, tmp_path):
+    src = make_app(tmp_path, "1.0")
+    with quiet() as out:
+        r = deploy.deploy(board.port, src, out=out)
+    v1 = built_version(src)
+    assert r["running"] == (v1, "a")
+    assert sorted(r["sent"]) == ["boot.py", "main.py", "mancala/__init__.mpy", "mancala/app.mpy", "mancala/util.mpy"]
+    # compiled for the board's .mpy format, and the app really ran from slot a
+    with open(os.path.join(board.board_dir, "slots", "a", "mancala", "app.mpy"), "rb") as f:
+        assert f.read(2) == b"M\x06"
+    running, out = start_board(board.port)
+    assert running == (v1, "a")
+    assert "app 1.0 hello" in out
+    assert_player_data_intact(board.port)
+
+
+def test_update_sends_only_what_changed(board, tmp_path):
+    with quiet() as out:
+        deploy.deploy(board.port, make_app(tmp_path / "1", "1.0"), out=out)
+        src2 = make_app(tmp_path / "2", "1.0", util="changed")
+        r = deploy.deploy(board.port, src2, out=out)
+        assert r["sent"] == ["mancala/util.mpy"]
+        assert sorted(r["copied"]) == ["mancala/__init__.mpy", "mancala/app.mpy"]
+        assert r["running"] == (built_version(src2), "b")
+        # the same firmware again: nothing to send
+        r = deploy.deploy(board.port, src2, out=out)
+        assert r["up_to_date"] and r["sent"] == []
+        # back to a version that is still in the other slot: only its changed file
+        src3 = make_app(tmp_path / "3", "1.0", util="third")
+        r = deploy.deploy(board.port, src3, out=out)
+        assert r["sent"] == ["mancala/util.mpy"] and r["kept"] == ["mancala/__init__.mpy", "mancala/app.mpy"]
+    running, text = start_board(board.port)
+    assert running == (built_version(src3), "a") and "app 1.0 third" in text
+    assert_player_data_intact(board.port)
+
+
+def _deploy_subprocess(port, src):
+    return subprocess.Popen(
+        [sys.executable, "-m", "host_tools.deploy", "--port", port, "--src", src],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for_line(proc, needle, timeout=30):
+    t0 = time.monotonic()
+    seen = []
+    while time.monotonic() - t0 < timeout:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        seen.append(line)
+        if needle in line:
+            return seen
+    raise AssertionError("never saw %r in %r" % (needle, seen))
+
+
+@pytest.mark.parametrize("cut", ["power", "host"])
+def test_update_cut_off_midway_keeps_old_version(board, tmp_path, cut):
+    src1 = make_app(tmp_path / "1", "1.0")
+    with quiet() as out:
+        deploy.deploy(board.port, src1, out=out)
+    v1 = built_version(src1)
+    src2 = make_app(tmp_path / "2", "2.0", util="two", big=6)
+    proc = _deploy_subprocess(board.port, src2)
+    _wait_for_line(proc, "mancala/data0.mpy")  # three files of the new version are on the board
+    if cut == "power":
+        board.kill()  # the cable is pulled: the board loses power
+    else:
+        proc.send_signal(signal.SIGKILL)  # the PC side dies
+    proc.wait(30)
+    assert proc.returncode != 0
+    if cut == "power":
+        _, err = proc.communicate()
+        assert err.startswith("error: ") and len(err.strip().splitlines()) == 1, err
+        board.start()  # power comes back, same flash
+    # the half-written slot is on the board, but it starts the old version
+    slot_b = os.path.join(board.board_dir, "slots", "b")
+    assert os.path.exists(os.path.join(slot_b, "mancala", "data0.mpy"))
+    assert not os.path.exists(os.path.join(slot_b, "manifest.json"))
+    running, text = start_board(board.port)
+    assert running == (v1, "a") and "app 1.0 hello" in text
+    assert_player_data_intact(board.port)
+    # and the next update finishes the job
+    with quiet() as out:
+        r = deploy.deploy(board.port, src2, out=out)
+    assert r["running"] == (built_version(src2), "b")
+    assert_player_data_intact(board.port)
+
+
+@pytest.mark.parametrize("failure", ["raises", "import"])
+def test_new_version_failing_at_start_falls_back(board, tmp_path, failure):
+    src1 = make_app(tmp_path / "1", "1.0")
+    with quiet() as out:
+        deploy.deploy(board.port, src1, out=out)
+    v1 = built_version(src1)
+    if failure == "raises":
+        src2 = make_app(tmp_path / "2", "2.0", app_extra="def _x():\n    raise RuntimeError('no pixels')\nutil.word = _x")
+    else:
+        src2 = make_app(tmp_path / "2", "2.0", app_extra="import mancala_missing_module")
+    with quiet() as out, pytest.raises(deploy.DeployError) as e:
+        deploy.deploy(board.port, src2, out=out, max_boots=2)
+    assert "failed to start" in str(e.value) and v1 in str(e.value)
+    out = board.board_dir
+    with open(os.path.join(out, "slots", "state.json")) as f:
+        state = f.read()
+    assert '"active": "a"' in state and '"fell_back_from": "b"' in state
+    running, text = start_board(board.port)
+    assert running == (v1, "a") and "app 1.0 hello" in text
+    assert_player_data_intact(board.port)
+
+
+def test_errors_no_board(monkeypatch, capsys):
+    import serial.tools.list_ports
+
+    monkeypatch.delenv("PORT", raising=False)
+    monkeypatch.setattr(serial.tools.list_ports, "comports", lambda: [])
+    assert deploy.deploy_main([]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: no board found") and err.count("\n") == 1
+    assert deploy.deploy_main(["--port", "/dev/nonexistent-board"]) == 1
+    assert "no board found at /dev/nonexistent-board" in capsys.readouterr().err
+
+
+def test_error_port_busy(board, capsys):
+    import serial
+
+    other = serial.Serial(board.port, exclusive=True)  # say, a serial monitor
+    try:
+        assert deploy.deploy_main(["--port", board.port]) == 1
+    finally:
+        other.close()
+    err = capsys.readouterr().err
+    assert err.startswith("error: port %s is busy" % board.port) and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("version,mpy,needle", [
+    ("1.19.1", 6, "too old"),
+    ("1.30.0", 7, "uses .mpy format v7"),
+])
+def test_error_unsupported_micropython(tmp_path, capsys, version, mpy, needle):
+    with bridge.Bridge(str(tmp_path / "board"), impl_version=version, impl_mpy=mpy) as b:
+        assert deploy.deploy_main(["--port", b.port, "--src", make_app(tmp_path, "1.0")]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and needle in err and err.count("\n") == 1
+        assert version in err
+    assert not os.path.exists(tmp_path / "board" / "slots")
+
+
+def test_error_flash_full_writes_nothing(tmp_path, capsys):
+    d = tmp_path / "board"
+    with bridge.Bridge(str(d), flash_size=64 * 1024) as b:
+        assert deploy.deploy_main(["--port", b.port, "--src", make_app(tmp_path / "1", "1.0")]) == 0
+        capsys.readouterr()
+        before = tree(str(d))
+        assert deploy.deploy_main(["--port", b.port, "--src", make_app(tmp_path / "2", "2.0", big=12)]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("error: flash full") and err.count("\n") == 1
+        assert "nothing was written" in err and "still runs 1.0+" in err  # and what it runs
+        assert tree(str(d)) == before
+
+
+def test_plain_py_fallback_and_older_mpy_format(board, tmp_path):
+    src = make_app(tmp_path, "1.0")
+    with quiet() as out:
+        r = deploy.deploy(board.port, src, use_mpy=False, out=out)
+    assert "mancala/app.py" in r["sent"] and r["running"][1] == "a"
+    # a MicroPython 1.22 board (.mpy v6.2) gets files from the 1.22 compiler
+    _v, _root, slot, fmt = deploy.build(src, mpy=0x206)
+    assert fmt == ".mpy v6.2" and slot["mancala/app.mpy"][:2] == b"M\x06"
+    # a board without .mpy support gets .py
+    assert deploy.build(src, mpy=None)[3] == ".py"
