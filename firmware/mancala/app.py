@@ -1,0 +1,916 @@
+"""The board: boot, menu, guided play, the computer's turns, coaching, saving.
+
+`main()` builds the hardware from the board profile (the real `machine` and
+`neopixel` on the device, fakes injected on the PC) and runs `App.tick()`
+forever.  Everything the loop touches is injected, so the simulator and the
+tests run this very code against simulated pins and a clock they control.
+
+Gestures (docs/PLAYER_GUIDE.md):
+  tap a lit pit ..................... play it / drop the next stone there
+  pit 1 + pit 6 of a row together ... take back
+  pit 3 + pit 4 of a row together ... hint (a limited number per game)
+  tap a store while the computer thinks .. move now
+  both stores together (ranok) ...... end by agreement
+  hold both stores (2.5 s) .......... menu (new game); again to go back
+  hold a pit (one-LED builds) ....... the pit blinks its count
+  at power-on: both stores held = sensor test, the South store held = LED test
+"""
+
+import sys
+
+from mancala.game import END_AGREEMENT, END_REPETITION, Game, IllegalMove
+from mancala.hw import pits as P
+from mancala.hw import storage as S
+from mancala.hw.pixels import AMBER, GREEN, LAPS, NORTH, RED, SOUTH, WHITE, Pixels
+from mancala.notation import format_record, parse_record
+from mancala.rules import CAPTURED, EXTRA, MASK, N_STORE, OVER, S_STORE, SIDE, get_rules
+
+# Modes
+BOOT = 0
+MENU = 1
+SELECT = 2  # a person chooses a pit
+SOW = 3  # the sowing is guided stone by stone
+THINK = 4  # the computer searches
+SHOW = 5  # the computer's pit blinks: take its stones
+ANIM = 6  # capture / extra turn / sweep
+GRADE = 7  # the coach shows the grade of the move
+BLUNDER = 8  # the coach paused: threat shown, takeback offered
+OVER_ = 9
+SENSOR_TEST = 10
+LED_TEST = 11
+ERROR = 12
+MODE_NAMES = ("boot", "menu", "select", "sow", "think", "show", "anim", "grade", "blunder",
+              "over", "sensor_test", "led_test", "error")
+
+STORES = (1 << S_STORE) | (1 << N_STORE)
+TAKEBACK = ((1 << 0) | (1 << 5), (1 << 7) | (1 << 12))
+HINT = ((1 << 2) | (1 << 3), (1 << 9) | (1 << 10))
+SIDE_COLOURS = (SOUTH, NORTH)
+GRADE_COLOURS = ((0, 255, 40), (0, 255, 210), (255, 170, 90), (255, 210, 0), (255, 70, 0),
+                 (255, 0, 0))
+
+VARIANT_CHOICES = ("ranok", "mangala", "kalah", "oware", "kalah3", "kalah6")
+HINT_CHOICES = (0, 1, 2, 3, 5, 9)
+# Menu items: (settings key, the board index of the item's pit, colour)
+ITEMS = (
+    ("variant", 0, (255, 170, 90)),
+    ("opponent", 1, NORTH),
+    ("starter", 2, SOUTH),
+    ("coaching", 3, GREEN),
+    ("hints", 4, (255, 210, 0)),
+    ("brightness", 5, WHITE),
+    ("quick", S_STORE, (0, 255, 210)),
+)
+DEFAULTS = {"variant": "kalah", "opponent": 2, "starter": 0, "coaching": 1, "hints": 3,
+            "brightness": 1, "quick": 0}
+
+
+def _log_exc(log, e):
+    pe = getattr(sys, "print_exception", None)
+    if pe is not None:
+        pe(e)
+    else:
+        import traceback
+
+        traceback.print_exception(type(e), e, e.__traceback__)
+    log("error: %r" % (e,))
+
+
+class App:
+    FRAME_MS = 20  # loop period
+    ANIM_FRAME_MS = 60  # animations redraw this often (a press redraws at once)
+    FLASH_MS = 500  # a red "no" flash
+    BLINK_MS = 250  # half period of blinks
+    QUICK_MS = 300  # quick mode: one stone per step
+    ANIM_MS = 1200  # capture / extra-turn animation
+    GRADE_MS = 1200  # the grade colour
+    SHOW_MS = 1500  # quick mode: the computer's pit blinks this long
+    BOOT_BLINK_MS = 300  # one blink of a boot error code
+    SLICE = 256  # engine nodes per loop turn
+    COACH_NODES = 1500  # nodes the coach spends grading a move
+    LED_TEST_STEP_MS = 600
+
+    def __init__(self, profile, pits, pixels, clock, storage, engine_cls=None, status=None,
+                 log=print, seed=None, strict=False):
+        self.profile = profile
+        self.pits = pits
+        self.px = pixels
+        self.clock = clock
+        self.store = storage
+        self.engine_cls = engine_cls
+        self.status = status
+        self.log = log
+        self.strict = strict
+        self.spans = profile["leds"]
+        self.single = self.spans[0][1] == 1
+        self.rng = _Rng(clock.now() if seed is None else seed)
+        self.engine = None
+        self.game = None
+        self.meta = None
+        self.mode = BOOT
+        self.next_mode = MENU
+        self.t_mode = clock.now()
+        self.shown = bytearray(14)  # the counts the LEDs show (the stones in the pits)
+        self.flash = 0  # pits flashing red
+        self.t_flash = 0
+        self.blink_mask = 0  # pits blinking their changed count after a takeback
+        self.t_blink = 0
+        self.hint_pit = -1
+        self.sow_side = 0
+        self.sow_pit = 0
+        self.sow_path = b""
+        self.sow_i = 0
+        self.sow_n = 0
+        self.flags = 0
+        self.anim_side = 0
+        self.grade = None
+        self.before = bytearray(16)
+        self.frame_no = 0
+        self.t_frame = clock.now()
+        self.dirty = True
+        self.boot_codes = []  # blink codes still to show
+        self.item = 0
+        self.show_count_pit = -1
+        self.t_count = 0
+        self.menu_game = False
+        self.error_lines = []
+        self.on_frame = None  # callback after each frame (simulator, tests)
+        st, s = storage.load("settings.json")
+        self.settings = dict(DEFAULTS)
+        if st == S.OK:
+            for k in DEFAULTS:
+                v = s.get(k)
+                if isinstance(v, type(DEFAULTS[k])):
+                    self.settings[k] = v
+        elif st == S.CORRUPT:
+            log("settings.json is corrupt: using the defaults")
+            self.boot_codes.append(2)
+        self.apply_settings()
+        self.boot_game()
+        raw = pits.sensors.read()
+        if raw & STORES == STORES:
+            self.set_mode(SENSOR_TEST)
+        elif raw & STORES == 1 << S_STORE:
+            self.set_mode(LED_TEST)
+        elif self.boot_codes:
+            self.set_mode(BOOT)
+
+    # -- settings and the saved game -------------------------------------------
+
+    def apply_settings(self):
+        s = self.settings
+        if s["variant"] not in VARIANT_CHOICES:
+            s["variant"] = DEFAULTS["variant"]
+        self.px.set_level(min(s["brightness"], len(self.px.levels) - 1))
+
+    def save_settings(self):
+        self.store.save("settings.json", self.settings)
+
+    def boot_game(self):
+        st, g = self.store.load("game.json")
+        self.game = None
+        if st == S.CORRUPT:
+            self.log("game.json is corrupt: the game is lost, settings kept")
+            self.boot_codes.append(3)
+        elif st == S.OK:
+            try:
+                game = parse_record(g["record"])
+                meta = {"number": int(g["number"]), "human": int(g["human"]) & 3,
+                        "level": int(g["level"]), "hints": int(g["hints"])}
+                if not 0 <= meta["level"] <= 4:
+                    raise ValueError("level")
+            except Exception as e:  # noqa: BLE001 - a bad file never stops the boot
+                self.log("game.json does not hold a game (%r): the game is lost" % (e,))
+                self.boot_codes.append(3)
+            else:
+                self.game = game
+                self.meta = meta
+        if self.game is None:
+            self.next_mode = MENU
+            return
+        self.need_engine()
+        self.refresh()
+        if self.game.over:
+            self.store.add_game(self.meta["number"], format_record(self.game))
+        self.next_mode = self.turn_mode()
+
+    def save_game(self):
+        m = self.meta
+        self.store.save("game.json", {"record": format_record(self.game), "number": m["number"],
+                                      "human": m["human"], "level": m["level"],
+                                      "hints": m["hints"]})
+        if self.game.over:
+            self.store.add_game(m["number"], format_record(self.game))
+
+    def need_engine(self):
+        g = self.game
+        if self.engine_cls is None:
+            return
+        if self.engine is not None and self.engine.rules is g.rules:
+            return
+        self.engine = None
+        try:
+            import gc
+
+            gc.collect()
+        except ImportError:  # pragma: no cover
+            pass
+        self.engine = self.engine_cls(g.rules, tt_bits=self.profile["tt_bits"],
+                                      seed=self.rng.next() & 0xFFFF)
+
+    def new_game(self):
+        s = self.settings
+        rules = get_rules(s["variant"])
+        side = s["starter"]
+        if side == 2:
+            side = self.rng.next() & 1
+        self.game = Game(rules, rules.start(side))
+        opp = s["opponent"]
+        self.meta = {"number": self.store.next_game_number(), "human": 3 if opp == 0 else 1,
+                     "level": opp, "hints": s["hints"]}
+        self.need_engine()
+        self.save_game()
+        self.refresh()
+        self.hint_pit = -1
+        self.set_mode(self.turn_mode())
+
+    # -- helpers -----------------------------------------------------------------
+
+    def human(self, side):
+        return self.meta["human"] >> side & 1
+
+    def refresh(self):
+        pos = self.game.pos
+        for i in range(14):
+            self.shown[i] = pos[i]
+        self.dirty = True
+
+    def set_mode(self, mode):
+        self.mode = mode
+        self.t_mode = self.clock.now()
+        self.dirty = True
+
+    def since(self, t):
+        return self.clock.diff(self.clock.now(), t)
+
+    def no(self, mask):
+        """A red flash on `mask`: that press changed nothing."""
+        self.flash = mask
+        self.t_flash = self.clock.now()
+        self.dirty = True
+
+    def turn_mode(self):
+        g = self.game
+        if g.over:
+            return OVER_
+        if self.human(g.side):
+            return SELECT
+        self.start_thinking()
+        return THINK
+
+    def start_thinking(self):
+        if self.engine is None:
+            return
+        self.engine.start(self.game.pos, level=self.meta["level"] - 1, clock=self.clock.now)
+
+    # -- the loop ----------------------------------------------------------------
+
+    def tick(self):
+        """One turn of the main loop: read the pits, advance timers/engine, draw."""
+        try:
+            for ev in self.pits.poll():
+                self.on_event(ev)
+            self.update()
+            self.render()
+        except Exception as e:  # noqa: BLE001 - the board must keep running
+            if self.strict:
+                raise
+            _log_exc(self.log, e)
+            self.recover()
+
+    def recover(self):
+        self.boot_codes = []
+        try:
+            self.boot_game()
+        except Exception as e:  # noqa: BLE001
+            _log_exc(self.log, e)
+            self.game = None
+            self.next_mode = MENU
+        self.set_mode(self.next_mode)
+
+    def run(self):
+        clock = self.clock
+        while True:
+            t = clock.now()
+            self.tick()
+            clock.sleep(self.FRAME_MS - clock.diff(clock.now(), t))
+
+    # -- events ------------------------------------------------------------------
+
+    def on_event(self, ev):
+        kind = ev >> 16
+        arg = ev & 0xFFFF
+        mode = self.mode
+        if kind == P.STUCK:
+            self.log("sensor %d is stuck active: ignored until it releases" % arg)
+            self.no(1 << arg)
+            return
+        if kind == P.DOWN or kind == P.FREED:
+            self.dirty = True  # the pressed pit lights at once
+            return
+        if mode == SENSOR_TEST:
+            if kind == P.LONG and arg == STORES:
+                self.set_mode(BOOT if self.boot_codes else self.next_mode)
+            return
+        if mode == LED_TEST or mode == ERROR:
+            return
+        if mode == BOOT:  # any press skips the boot blink
+            self.set_mode(self.next_mode)
+            return
+        if kind == P.LONG:
+            if arg == STORES:
+                self.toggle_menu()
+            return
+        if kind == P.HOLD:
+            if self.single and self.game is not None and mode != MENU:
+                self.show_count_pit = arg
+                self.t_count = self.clock.now()
+                self.dirty = True
+            return
+        if mode == MENU:
+            if kind == P.TAP:
+                self.menu_tap(arg)
+            return
+        if self.game is None:
+            return
+        if kind == P.CHORD:
+            self.on_chord(arg)
+            return
+        if kind != P.TAP:
+            return
+        pit = arg
+        if mode == SELECT:
+            self.select_tap(pit)
+        elif mode == SOW:
+            if self.settings["quick"] or self.sow_path[self.sow_i] != pit:
+                if not self.settings["quick"]:
+                    self.no(1 << pit)
+                return
+            self.drop_stone()
+        elif mode == THINK:
+            if pit == S_STORE or pit == N_STORE:
+                if self.engine is not None:
+                    self.engine.stop()
+            else:
+                self.no(1 << pit)
+        elif mode == SHOW:
+            if pit == self.sow_side * 7 + self.sow_pit:
+                self.start_sow()
+            else:
+                self.no(1 << pit)
+        elif mode == BLUNDER:
+            if pit == self.before[SIDE] * 7 + 6:
+                self.takeback()
+            else:
+                self.set_mode(self.turn_mode())
+        elif mode == GRADE:
+            self.after_grade()
+        elif mode == OVER_:
+            self.toggle_menu()
+        else:
+            self.no(1 << pit)
+
+    def on_chord(self, mask):
+        if mask == TAKEBACK[0] or mask == TAKEBACK[1]:
+            self.takeback()
+        elif mask == HINT[0] or mask == HINT[1]:
+            self.give_hint()
+        elif mask == STORES and self.mode in (SELECT, THINK):
+            try:
+                self.game.agree()
+            except IllegalMove as e:
+                self.log("no agreement: %s" % e)
+                self.no(STORES)
+                return
+            if self.engine is not None:
+                self.engine.stop()
+            self.save_game()
+            self.set_mode(OVER_)
+        else:
+            self.no(mask)  # pits pressed together are never a move
+
+    def select_tap(self, pit):
+        g = self.game
+        side = g.side
+        if pit < side * 7 or pit >= side * 7 + 6 or not g.pos[MASK] >> (pit - side * 7) & 1:
+            self.no(1 << pit)
+            return
+        self.begin_move(pit - side * 7)
+        self.start_sow()
+
+    def begin_move(self, pit):
+        g = self.game
+        self.sow_side = g.side
+        self.sow_pit = pit
+        path = g.rules.paths[g.side * 6 + pit]
+        n = g.pos[g.side * 7 + pit]
+        if g.rules.name == "mangala" and n == 1:
+            self.sow_path = path[1:2]
+        else:
+            self.sow_path = path[:n]
+        self.sow_n = len(self.sow_path)
+        self.sow_i = 0
+
+    def start_sow(self):
+        self.shown[self.sow_side * 7 + self.sow_pit] = 0  # the stones are in the hand
+        self.hint_pit = -1
+        self.set_mode(SOW)
+
+    def drop_stone(self):
+        self.shown[self.sow_path[self.sow_i]] += 1
+        self.sow_i += 1
+        self.t_mode = self.clock.now()
+        self.dirty = True
+        if self.sow_i >= self.sow_n:
+            self.finish_move()
+
+    def finish_move(self):
+        g = self.game
+        self.before[:] = g.pos
+        mover = g.side
+        self.flags = g.play(self.sow_pit)
+        self.anim_side = mover
+        self.save_game()
+        self.grade = None
+        if self.human(mover) and self.settings["coaching"] and self.engine is not None:
+            self.grade = self.engine.grade(self.before, self.sow_pit, nodes=self.COACH_NODES)
+        if self.flags or g.end:
+            self.set_mode(ANIM)
+        else:
+            self.after_anim()
+
+    def after_anim(self):
+        self.refresh()
+        if self.grade is not None:
+            self.set_mode(GRADE)
+        else:
+            self.set_mode(self.turn_mode())
+
+    def after_grade(self):
+        if self.grade[0] == 5 and not self.game.over:
+            self.set_mode(BLUNDER)
+        else:
+            self.set_mode(self.turn_mode())
+
+    def takeback(self):
+        g = self.game
+        if self.mode == SOW and self.human(self.sow_side):
+            self.mark_changes()
+            self.refresh()
+            self.set_mode(SELECT)
+            return
+        if g.ply == 0:
+            self.no((1 << 0) | (1 << 5) | (1 << 7) | (1 << 12))
+            return
+        if self.engine is not None:
+            self.engine.stop()
+        g.undo()
+        while g.ply and not self.human(g.side):
+            g.undo()
+        self.mark_changes()
+        self.refresh()
+        self.save_game()
+        self.hint_pit = -1
+        self.set_mode(self.turn_mode())
+
+    def mark_changes(self):
+        pos = self.game.pos
+        m = 0
+        for i in range(14):
+            if self.shown[i] != pos[i]:
+                m |= 1 << i
+        self.blink_mask = m
+        self.t_blink = self.clock.now()
+
+    def give_hint(self):
+        g = self.game
+        if self.mode != SELECT or self.engine is None:
+            self.no(HINT[0] | HINT[1])
+            return
+        if self.meta["hints"] <= 0:
+            self.no(HINT[g.side])
+            return
+        self.meta["hints"] -= 1
+        self.hint_pit = g.side * 7 + self.engine.hint(g.pos)
+        self.save_game()
+        self.dirty = True
+
+    def toggle_menu(self):
+        if self.mode == MENU:
+            if self.game is not None and not self.game.over:
+                self.refresh()
+                self.set_mode(self.turn_mode())
+            return
+        if self.engine is not None and self.mode == THINK:
+            self.engine.stop()
+        self.item = 0
+        self.set_mode(MENU)
+
+    def menu_tap(self, pit):
+        if pit == N_STORE:
+            self.save_settings()
+            self.new_game()
+            return
+        for k in range(len(ITEMS)):
+            if ITEMS[k][1] == pit:
+                self.item = k
+                self.dirty = True
+                return
+        key = ITEMS[self.item][0]
+        n = self.choices(key)
+        c = pit - 7
+        if not 0 <= c < n:
+            self.no(1 << pit)
+            return
+        s = self.settings
+        if key == "variant":
+            s[key] = VARIANT_CHOICES[c]
+        elif key == "hints":
+            s[key] = HINT_CHOICES[c]
+        else:
+            s[key] = c
+        self.apply_settings()
+        self.save_settings()
+        self.dirty = True
+
+    def choices(self, key):
+        if key == "variant" or key == "hints":
+            return 6
+        if key == "opponent":
+            return 5
+        if key == "starter":
+            return 3
+        if key == "brightness":
+            return len(self.px.levels)
+        return 2
+
+    def choice(self, key):
+        v = self.settings[key]
+        if key == "variant":
+            return VARIANT_CHOICES.index(v)
+        if key == "hints":
+            return HINT_CHOICES.index(v) if v in HINT_CHOICES else -1
+        return v
+
+    # -- time --------------------------------------------------------------------
+
+    def update(self):
+        mode = self.mode
+        now = self.clock.now()
+        el = self.clock.diff(now, self.t_mode)
+        if self.flash and self.clock.diff(now, self.t_flash) >= self.FLASH_MS:
+            self.flash = 0
+            self.dirty = True
+        if self.blink_mask and self.clock.diff(now, self.t_blink) >= 6 * self.BLINK_MS:
+            self.blink_mask = 0
+            self.dirty = True
+        if mode == BOOT:
+            total = 0
+            for c in self.boot_codes:
+                total += (2 * c + 3) * self.BOOT_BLINK_MS
+            if el >= total:
+                self.set_mode(self.next_mode)
+        elif mode == THINK:
+            if self.engine is None or self.engine.step(self.SLICE):
+                self.computer_moves()
+        elif mode == SOW:
+            if self.settings["quick"] and el >= self.QUICK_MS:
+                self.drop_stone()
+        elif mode == SHOW:
+            if self.settings["quick"] and el >= self.SHOW_MS:
+                self.start_sow()
+        elif mode == ANIM:
+            if el >= self.ANIM_MS:
+                self.after_anim()
+        elif mode == GRADE:
+            if el >= self.GRADE_MS:
+                self.after_grade()
+        elif mode == LED_TEST:
+            if el >= 7 * self.LED_TEST_STEP_MS:
+                self.set_mode(BOOT if self.boot_codes else self.next_mode)
+
+    def computer_moves(self):
+        g = self.game
+        pit = -1 if self.engine is None else self.engine.best_move
+        mask = g.pos[MASK]
+        if not (0 <= pit < 6 and mask >> pit & 1):
+            for k in range(6):
+                if mask >> k & 1:
+                    pit = k
+                    break
+        self.begin_move(pit)
+        self.set_mode(SHOW)
+
+    # -- drawing -------------------------------------------------------------------
+
+    def render(self):
+        mode = self.mode
+        animating = mode in (BOOT, THINK, SHOW, ANIM, BLUNDER, LED_TEST, SENSOR_TEST, SOW,
+                             OVER_, MENU) or self.flash or self.blink_mask or \
+            self.hint_pit >= 0 or self.show_count_pit >= 0
+        now = self.clock.now()
+        if not (self.dirty or animating and
+                self.clock.diff(now, self.t_frame) >= self.ANIM_FRAME_MS):
+            return
+        self.dirty = False
+        self.t_frame = now
+        px = self.px
+        el = self.clock.diff(now, self.t_mode)
+        phase = (el // self.BLINK_MS) & 1
+        px.clear()
+        if mode == BOOT:
+            self.draw_boot(el)
+        elif mode == MENU:
+            self.draw_menu(phase)
+        elif mode == SENSOR_TEST:
+            act = self.pits.stable
+            for i in range(14):
+                if act >> i & 1:
+                    px.fill(i, RED if self.pits.ignored >> i & 1 else WHITE)
+                else:
+                    px.count(i, 0, SOUTH)
+        elif mode == LED_TEST:
+            step = el // self.LED_TEST_STEP_MS
+            if step < 4:
+                c = (RED, GREEN, (0, 0, 255), WHITE)[step]
+                for i in range(14):
+                    px.fill(i, c)
+            else:
+                for i in range(14):
+                    px.count(i, i + 1)
+        elif mode == ERROR:
+            pass
+        else:
+            self.draw_game(mode, el, phase)
+        # a pit under a finger lights at once (pit-to-light)
+        act = self.pits.stable & ~self.pits.ignored
+        if act and mode != SENSOR_TEST and mode != LED_TEST:
+            for i in range(14):
+                if act >> i & 1:
+                    px.dot(i, 0, WHITE)
+        if self.flash and (self.clock.diff(now, self.t_flash) // 125) & 1 == 0:
+            for i in range(14):
+                if self.flash >> i & 1:
+                    px.fill(i, RED)
+        px.show()
+        if self.status is not None:
+            self.status.value(1 if mode in (THINK, BOOT) and phase else 0)
+        self.frame_no += 1
+        if self.on_frame is not None:
+            self.on_frame(self)
+
+    def draw_boot(self, el):
+        # each code: c amber blinks of the stores (settings: 2) or all pits (game: 3)
+        t = el // self.BOOT_BLINK_MS
+        for c in self.boot_codes:
+            span = 2 * c + 3
+            if t < span:
+                if t < 2 * c and t & 1 == 0:
+                    mask = STORES if c == 2 else 0x3FFF & ~STORES
+                    for i in range(14):
+                        if mask >> i & 1:
+                            self.px.fill(i, AMBER)
+                if self.status is not None:
+                    self.status.value(1 if t < 2 * c and t & 1 == 0 else 0)
+                return
+            t -= span
+
+    def draw_menu(self, phase):
+        px = self.px
+        for k in range(len(ITEMS)):
+            key, pit, col = ITEMS[k]
+            px.fill(pit, col, 1 if k == self.item else 6)
+        key, _, col = ITEMS[self.item]
+        cur = self.choice(key)
+        for c in range(self.choices(key)):
+            px.count(7 + c, c + 1, GREEN if c == cur else col)
+        if phase:
+            px.fill(N_STORE, GREEN, 1)
+        else:
+            px.fill(N_STORE, GREEN, 4)
+
+    def draw_game(self, mode, el, phase):
+        px = self.px
+        g = self.game
+        shown = self.shown
+        side = g.side
+        legal = 0
+        bg_col = SOUTH
+        if mode == SELECT:
+            legal = g.pos[MASK] << (side * 7)
+            bg_col = SIDE_COLOURS[side]
+        for i in range(14):
+            bg = None
+            if legal >> i & 1:
+                bg = bg_col
+            if i == self.hint_pit and phase:
+                bg = GREEN
+            px.count(i, shown[i], bg)
+        if mode == SOW:
+            tgt = self.sow_path[self.sow_i]
+            px.count(tgt, shown[tgt], WHITE)
+            if shown[tgt] >= self.spans[tgt][1] and phase:
+                px.fill(tgt, WHITE)
+        elif mode == THINK:
+            comp = side * 7
+            k = (el // 150) % 6
+            px.count(comp + k, shown[comp + k], SIDE_COLOURS[side])
+        elif mode == SHOW:
+            if phase:
+                px.fill(self.sow_side * 7 + self.sow_pit, SIDE_COLOURS[self.sow_side])
+        elif mode == ANIM:
+            self.draw_anim(el, phase)
+        elif mode == GRADE:
+            px.fill(self.before[SIDE] * 7 + self.sow_pit, GRADE_COLOURS[self.grade[0]])
+        elif mode == BLUNDER:
+            th = self.grade[2]
+            if th >= 0 and phase:
+                px.fill((self.before[SIDE] ^ 1) * 7 + th, RED)
+            st = self.before[SIDE] * 7 + 6
+            px.count(st, shown[st], WHITE if phase else None)
+        elif mode == OVER_:
+            self.draw_over(phase)
+        if self.blink_mask and phase:
+            for i in range(14):
+                if self.blink_mask >> i & 1:
+                    px.fill(i, WHITE)
+        if self.show_count_pit >= 0:
+            self.draw_count_blinks()
+
+    def draw_anim(self, el, phase):
+        px = self.px
+        f = self.flags
+        col = SIDE_COLOURS[self.anim_side]
+        store = self.anim_side * 7 + 6
+        if f >= CAPTURED and phase:  # captured pits flash in the mover's colour
+            for i in range(14):
+                if (f >> 3) >> i & 1:
+                    px.fill(i, col)
+        if f & EXTRA and not f & OVER:
+            px.dot(store, el // 80, col)
+            px.dot(store, el // 80 + 1, col)
+        if f & OVER and phase:
+            px.fill(store, col)
+
+    def draw_over(self, phase):
+        px = self.px
+        g = self.game
+        w = g.winner()
+        for i in range(14):
+            if i == S_STORE or i == N_STORE:
+                continue
+            if w == -1:
+                c = SIDE_COLOURS[(i + phase) & 1]
+            else:
+                c = SIDE_COLOURS[w]
+            if g.end == END_REPETITION or g.end == END_AGREEMENT:
+                c = c if phase else AMBER
+            px.fill(i, c, 3)
+        # the stores keep their final counts, in the winner's background
+        for st in (S_STORE, N_STORE):
+            px.count(st, self.shown[st], SIDE_COLOURS[st // 7])
+
+    def draw_count_blinks(self):
+        i = self.show_count_pit
+        t = self.since(self.t_count) // 300
+        c = self.shown[i]
+        if t >= 2 * c + 2:
+            self.show_count_pit = -1
+            return
+        self.px.fill(i, LAPS[0] if t & 1 == 0 and t < 2 * c else (0, 0, 0))
+
+
+class _Rng:
+    def __init__(self, seed):
+        self.x = (seed * 1103515245 + 12345) & 0x3FFFFFFF or 1
+
+    def next(self):
+        x = self.x
+        x ^= (x & 0x1FFFF) << 13
+        x ^= x >> 17
+        x ^= (x & 0x1FFFFFF) << 5
+        self.x = x & 0x3FFFFFFF
+        return self.x
+
+
+# -- building the board from its profile -----------------------------------------
+
+class ErrorBoard:
+    """A bad profile: the reasons on the console, a blink code, never a crash."""
+
+    mode = ERROR
+
+    def __init__(self, errors, status, clock, log):
+        self.errors = errors
+        self.status = status
+        self.clock = clock
+        self.log = log
+        self.t0 = clock.now()
+        self.last_print = None
+        self.report()
+
+    def report(self):
+        self.log("board profile is not usable:")
+        for e in self.errors:
+            self.log("  " + e)
+        self.last_print = self.clock.now()
+
+    def tick(self):
+        t = self.clock.diff(self.clock.now(), self.t0) // 150 % 14
+        # 5 quick blinks, then a pause: "profile"
+        if self.status is not None:
+            self.status.value(1 if t < 10 and t & 1 == 0 else 0)
+        if self.clock.diff(self.clock.now(), self.last_print) >= 10000:
+            self.report()
+
+    def run(self):
+        while True:
+            self.tick()
+            self.clock.sleep(50)
+
+
+def pick_profile(profile=None):
+    from mancala import profiles
+
+    if isinstance(profile, dict):
+        return profile
+    if profile is None:
+        try:
+            with open("/data/board.txt") as f:
+                profile = f.read().strip()
+        except OSError:
+            profile = "esp32" if sys.platform == "esp32" else profiles.DEFAULT
+    return profiles.load(profile)
+
+
+def build(profile, machine, neopixel, clock, fs=None, engine_cls=None, log=print, seed=None,
+          strict=False):
+    """The App for `profile` on these `machine`/`neopixel` modules (or an ErrorBoard)."""
+    from mancala.profile import validate
+
+    status = None
+    try:
+        errs = [profile["error"]] if "error" in profile else validate(profile)
+    except Exception as e:  # noqa: BLE001
+        errs = ["the profile could not be checked: %r" % (e,)]
+    st_pin = profile.get("status_led") if isinstance(profile, dict) else None
+    if isinstance(st_pin, int):
+        try:
+            status = machine.Pin(st_pin, machine.Pin.OUT)
+        except Exception:  # noqa: BLE001
+            status = None
+    if errs:
+        return ErrorBoard(errs, status, clock, log)
+    try:
+        p = profile
+        if p["sensor"] == "gpio":
+            pins = [machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in p["pit_pins"]]
+            sensors = P.GpioSensors(pins)
+        else:
+            sel = [machine.Pin(n, machine.Pin.OUT) for n in p["mux_select"]]
+            adc = machine.ADC(machine.Pin(p["mux_adc"]))
+            sensors = P.MuxSensors(sel, adc, p["mux_channels"], p["hall_threshold"],
+                                   p["hall_hysteresis"])
+        np = neopixel.NeoPixel(machine.Pin(p["led_pin"], machine.Pin.OUT), p["led_count"])
+        px = Pixels(np, p["leds"], p["led_count"], p["ma_per_channel"], p["idle_ma_per_led"],
+                    p["current_limit_ma"], p["brightness_levels"])
+        pits = P.Pits(sensors, clock)
+        if fs is None:
+            fs = S.OsFs()
+        storage = S.Storage(fs)
+        if engine_cls is None:
+            from mancala.engine import Engine as engine_cls
+    except Exception as e:  # noqa: BLE001 - a pin the port refuses, a missing module
+        return ErrorBoard(["the hardware could not be set up: %r" % (e,)], status, clock, log)
+    return App(profile, pits, px, clock, storage, engine_cls, status, log, seed, strict)
+
+
+def main(profile=None, machine=None, neopixel=None, clock=None, fs=None, engine_cls=None,
+         log=print, seed=None, run=True):
+    """Device entry (firmware/main.py calls main()); the PC injects its fakes."""
+    if machine is None:
+        import machine
+    if neopixel is None:
+        import neopixel
+    if clock is None:
+        from mancala.hw.clock import Clock
+
+        clock = Clock()
+    try:
+        prof = pick_profile(profile)
+    except Exception as e:  # noqa: BLE001
+        prof = {"error": str(e)}
+    board = build(prof, machine, neopixel, clock, fs, engine_cls, log, seed)
+    if run:
+        board.run()
+    return board

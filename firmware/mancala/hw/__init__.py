@@ -1,0 +1,5 @@
+"""Small hardware interfaces: pit inputs, pixels, clock, storage.
+
+The only package that touches `machine` / `neopixel`; every class takes the
+objects it drives (pins, ADC, NeoPixel, filesystem, clock) from its caller.
+"""

@@ -1,0 +1,201 @@
+"""Pit inputs: 14 sensors in board order (S1..S6, S store, N1..N6, N store).
+
+A sensor source only answers "which are active now" as a 14-bit mask:
+  GpioSensors  push buttons or digital hall switches, active low, pull-ups
+  MuxSensors   linear hall sensors through a CD74HC4067 (4 select pins, 1 ADC),
+               baseline per sensor taken at start, threshold with hysteresis
+`Pits` turns those raw masks into gestures, with debounce, stuck sensors
+reported and ignored, and several pits pressed together taken as a chord,
+never as a tap:
+  DOWN pit     a pit went down alone (the board lights it at once)
+  TAP pit      a single pit pressed and released
+  HOLD pit     a single pit held HOLD_MS (its release then says nothing)
+  CHORD mask   two or more pits down together, all released before LONG_MS
+  LONG mask    two or more pits held together LONG_MS
+  STUCK pit    a sensor active STUCK_MS: reported once, ignored until it releases
+Events are ints: kind << 16 | arg (no allocation per event).
+"""
+
+DOWN = 1
+TAP = 2
+HOLD = 3
+CHORD = 4
+LONG = 5
+STUCK = 6
+FREED = 7
+
+KIND_NAMES = ("", "down", "tap", "hold", "chord", "long", "stuck", "freed")
+ALL = 0x3FFF
+
+
+def kind(ev):
+    return ev >> 16
+
+
+def arg(ev):
+    return ev & 0xFFFF
+
+
+def popcount(m):
+    n = 0
+    while m:
+        m &= m - 1
+        n += 1
+    return n
+
+
+def lowest(m):
+    i = 0
+    while not m >> i & 1:
+        i += 1
+    return i
+
+
+class GpioSensors:
+    def __init__(self, pins):
+        self.pins = pins  # 14 machine.Pin inputs with pull-ups, board order
+
+    def read(self):
+        m = 0
+        bit = 1
+        for p in self.pins:
+            if not p.value():
+                m |= bit
+            bit <<= 1
+        return m
+
+
+class MuxSensors:
+    SAMPLES = 4  # readings averaged for the baseline
+
+    def __init__(self, select_pins, adc, channels, threshold=0.06, hysteresis=0.02):
+        self.sel = select_pins
+        self.adc = adc
+        self.channels = channels
+        self.on = int(threshold * 65535)
+        self.off = int((threshold - hysteresis) * 65535)
+        self.base = [0] * len(channels)
+        self.state = 0
+        self.calibrate()
+
+    def _read(self, ch):
+        s = self.sel
+        s[0].value(ch & 1)
+        s[1].value(ch >> 1 & 1)
+        s[2].value(ch >> 2 & 1)
+        s[3].value(ch >> 3 & 1)
+        return self.adc.read_u16()
+
+    def calibrate(self):
+        """Take every sensor's resting value as its baseline (no magnet near)."""
+        for i in range(len(self.channels)):
+            t = 0
+            for _ in range(self.SAMPLES):
+                t += self._read(self.channels[i])
+            self.base[i] = t // self.SAMPLES
+        self.state = 0
+
+    def read(self):
+        m = self.state
+        bit = 1
+        for i in range(len(self.channels)):
+            d = self._read(self.channels[i]) - self.base[i]
+            if d < 0:
+                d = -d  # either magnet pole
+            if m & bit:
+                if d < self.off:
+                    m &= ~bit
+            elif d > self.on:
+                m |= bit
+            bit <<= 1
+        self.state = m
+        return m
+
+
+class Pits:
+    DEBOUNCE_MS = 30  # a raw change must hold this long to count
+    HOLD_MS = 1200
+    LONG_MS = 2500
+    STUCK_MS = 15000
+
+    def __init__(self, sensors, clock, n=14):
+        self.sensors = sensors
+        self.clock = clock
+        self.n = n
+        self.raw = 0
+        self.stable = 0  # debounced state
+        self.changed = [0] * n  # when each raw bit last changed
+        self.down_since = [0] * n
+        self.ignored = 0  # stuck sensors
+        self.gesture = 0  # union of pits down in this gesture
+        self.g_start = 0
+        self.fired = False
+        self.events = []
+        t = clock.now()
+        for i in range(n):
+            self.changed[i] = t
+            self.down_since[i] = t
+
+    def active(self):
+        """Debounced pits down now, stuck ones left out."""
+        return self.stable & ~self.ignored
+
+    def poll(self):
+        """Read the sensors once; returns the list of new events (reused)."""
+        ev = self.events
+        del ev[:]
+        clock = self.clock
+        now = clock.now()
+        raw = self.sensors.read()
+        diff = raw ^ self.raw
+        self.raw = raw
+        stable = self.stable
+        pending = raw ^ stable
+        for i in range(self.n):
+            bit = 1 << i
+            if diff & bit:
+                self.changed[i] = now
+            if pending & bit and clock.diff(now, self.changed[i]) >= self.DEBOUNCE_MS:
+                stable ^= bit
+                if stable & bit:
+                    self.down_since[i] = now
+                    if not (stable & ~self.ignored & ~bit):
+                        ev.append(DOWN << 16 | i)
+                elif self.ignored & bit:
+                    self.ignored &= ~bit
+                    ev.append(FREED << 16 | i)
+            elif stable & bit and not self.ignored & bit and \
+                    clock.diff(now, self.down_since[i]) >= self.STUCK_MS:
+                self.ignored |= bit
+                ev.append(STUCK << 16 | i)
+                self.gesture &= ~bit
+                if not self.gesture:
+                    self.fired = True  # nothing left to report for this gesture
+        self.stable = stable
+        act = stable & ~self.ignored
+        if act:
+            if not self.gesture:
+                self.gesture = act
+                self.g_start = now
+                self.fired = False
+            elif act & ~self.gesture:
+                self.gesture |= act
+                self.g_start = now  # a chord's hold counts from its last finger
+            if not self.fired:
+                held = clock.diff(now, self.g_start)
+                if popcount(self.gesture) == 1:
+                    if held >= self.HOLD_MS:
+                        self.fired = True
+                        ev.append(HOLD << 16 | lowest(self.gesture))
+                elif held >= self.LONG_MS:
+                    self.fired = True
+                    ev.append(LONG << 16 | self.gesture)
+        elif self.gesture:
+            if not self.fired:
+                if popcount(self.gesture) == 1:
+                    ev.append(TAP << 16 | lowest(self.gesture))
+                else:
+                    ev.append(CHORD << 16 | self.gesture)
+            self.gesture = 0
+            self.fired = False
+        return ev

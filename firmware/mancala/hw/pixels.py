@@ -1,0 +1,242 @@
+"""The NeoPixel chain: count encoding, brightness levels and a current budget.
+
+Works over any object with a NeoPixel-like `buf` (bytearray, 3 bytes a LED in
+the order given by its `ORDER`, GRB for WS2812) and `write()`.  Frames are drawn
+at full intensity into `self.frame` (RGB), then `show()` scales every byte by the
+brightness level, lowered further if the estimated current of the frame would
+pass the profile's limit, into the chain's buffer.  Nothing is allocated per
+frame.
+
+Count legend (docs/PLAYER_GUIDE.md): a pit or store with n LEDs shows a count c
+as LEDs lit one per stone in the colour of the first "lap" (warm white); past n
+stones the ring fills again from its first LED in the next lap's colour (green,
+then blue, yellow, violet, orange, cyan, pink), the older lap staying lit under
+it.  So c = (laps - 1) * n + (LEDs in the newest colour); 0 is dark.  A single
+LED shows the colour of lap c (1 white, 2 green, ... 8 pink = 8 or more).
+LEDs of a pit not showing stones may carry a dim background (its state:
+mover's colour = may be played, ...), at 1/6 of full intensity, never mistaken
+for a stone.
+"""
+
+# Colours at full intensity (max channel 255); laps are told apart by hue.
+OFF = (0, 0, 0)
+LAPS = (
+    (255, 170, 90),  # 1 warm white
+    (0, 255, 0),  # 2 green
+    (0, 60, 255),  # 3 blue
+    (255, 210, 0),  # 4 yellow
+    (170, 0, 255),  # 5 violet
+    (255, 70, 0),  # 6 orange
+    (0, 255, 210),  # 7 cyan
+    (255, 0, 60),  # 8 pink
+)
+LAP_NAMES = ("white", "green", "blue", "yellow", "violet", "orange", "cyan", "pink")
+
+SOUTH = (0, 140, 255)
+NORTH = (255, 0, 200)
+RED = (255, 0, 0)
+GREEN = (0, 255, 40)
+WHITE = (255, 255, 255)
+AMBER = (255, 110, 0)
+BG_DIV = 6  # background LEDs are drawn at 1/BG_DIV intensity
+# Named backgrounds a decoder can tell apart (by hue, at background intensity).
+BACKGROUNDS = (("south", SOUTH), ("north", NORTH), ("red", RED), ("green", GREEN),
+               ("white", WHITE), ("amber", AMBER))
+
+
+class Pixels:
+    def __init__(self, np, spans, led_count, ma_per_channel=20, idle_ma_per_led=1,
+                 current_limit_ma=2000, levels=(24, 64, 128, 255), level=1):
+        self.np = np
+        self.spans = spans
+        self.n = led_count
+        self.frame = bytearray(3 * led_count)  # RGB at full intensity
+        self.buf = np.buf
+        order = getattr(np, "ORDER", (1, 0, 2, 3))
+        self.o_r, self.o_g, self.o_b = order[0], order[1], order[2]
+        self.ma = ma_per_channel
+        self.budget = current_limit_ma - idle_ma_per_led * led_count
+        self.levels = levels
+        self.level = level
+        self.table = bytearray(256)  # byte -> scaled byte, for the current scale
+        self.scale = -1
+        self.last_scale = 0
+
+    def set_level(self, level):
+        if 0 <= level < len(self.levels):
+            self.level = level
+
+    # -- drawing (into self.frame) ---------------------------------------------
+
+    def clear(self):
+        f = self.frame
+        for i in range(len(f)):
+            f[i] = 0
+
+    def led(self, i, c):
+        f = self.frame
+        j = 3 * i
+        f[j] = c[0]
+        f[j + 1] = c[1]
+        f[j + 2] = c[2]
+
+    def led_dim(self, i, c, div):
+        f = self.frame
+        j = 3 * i
+        f[j] = c[0] // div
+        f[j + 1] = c[1] // div
+        f[j + 2] = c[2] // div
+
+    def fill(self, index, c, div=1):
+        """Every LED of pit/store `index` in colour c (at 1/div intensity)."""
+        first, count = self.spans[index]
+        for i in range(first, first + count):
+            self.led_dim(i, c, div)
+
+    def count(self, index, c, bg=None):
+        """Show count c on pit/store `index` (legend above); bg: the dim background."""
+        first, n = self.spans[index]
+        laps = LAPS
+        if n == 1:
+            if c <= 0:
+                if bg is None:
+                    self.led(first, OFF)
+                else:
+                    self.led_dim(first, bg, BG_DIV)
+            else:
+                self.led(first, laps[min(c, len(laps)) - 1])
+            return
+        if c <= 0:
+            k, r = 0, 0
+        else:
+            k = (c - 1) // n
+            r = c - k * n
+            if k >= len(laps):  # beyond the legend: the last lap, full
+                k, r = len(laps) - 1, n
+        for i in range(n):
+            if i < r:
+                self.led(first + i, laps[k])
+            elif k > 0:
+                self.led(first + i, laps[k - 1])
+            elif bg is None:
+                self.led(first + i, OFF)
+            else:
+                self.led_dim(first + i, bg, BG_DIV)
+
+    def dot(self, index, pos, c, div=1):
+        """One LED of a pit (pos wraps round its span)."""
+        first, n = self.spans[index]
+        self.led_dim(first + pos % n, c, div)
+
+    # -- output ----------------------------------------------------------------
+
+    def show(self):
+        """Scale the frame into the chain's buffer (brightness, current budget); write."""
+        f = self.frame
+        total = 0
+        for v in f:
+            total += v
+        s = self.levels[self.level]
+        # estimated mA = total * s / 255 * ma / 255 must stay <= budget
+        if total and total * s * self.ma > self.budget * 65025:
+            s = (self.budget * 65025) // (total * self.ma)
+            if s < 0:
+                s = 0
+        if s != self.scale:
+            t = self.table
+            for v in range(256):
+                t[v] = v * s // 255
+            self.scale = s
+        self.last_scale = s
+        t = self.table
+        b = self.buf
+        ro, go, bo = self.o_r, self.o_g, self.o_b
+        j = 0
+        for i in range(0, len(f), 3):
+            b[j + ro] = t[f[i]]
+            b[j + go] = t[f[i + 1]]
+            b[j + bo] = t[f[i + 2]]
+            j += 3
+        self.np.write()
+
+    def estimate_ma(self, idle_ma_per_led=1):
+        """Estimated current of what the chain shows now (for tests and the sim)."""
+        total = 0
+        for v in self.buf:
+            total += v
+        return total * self.ma / 255 + idle_ma_per_led * self.n
+
+
+# -- reading a frame back (simulator, tests): what a person sees -----------------
+
+def _hue_distance(r, g, b, c, m):
+    # compare chromaticities: (r,g,b)/m against c/255
+    return (abs(r * 255 - c[0] * m) + abs(g * 255 - c[1] * m) + abs(b * 255 - c[2] * m))
+
+
+def decode(buf, spans, order=(1, 0, 2, 3)):
+    """Read the pixel buffer back: (counts, backgrounds) per pit/store.
+
+    counts[i] is the count the legend shows (None if the pit shows something
+    else, e.g. a red flash); backgrounds[i] the name of its dim background or
+    of its uniform colour, or None.
+    """
+    top = 0
+    for v in buf:
+        if v > top:
+            top = v
+    counts = []
+    bgs = []
+    ro, go, bo = order[0], order[1], order[2]
+    for first, n in spans:
+        best_lap = 0
+        in_best = 0
+        bad = False
+        bg = None
+        for i in range(first, first + n):
+            j = 3 * i
+            r, g, b = buf[j + ro], buf[j + go], buf[j + bo]
+            m = max(r, g, b)
+            if m == 0:
+                continue
+            if top and m * 2 <= top and n > 1 or (n == 1 and m * 3 < top):
+                bg = _nearest_bg(r, g, b, m)
+                continue
+            lap = _nearest_lap(r, g, b, m)
+            if lap < 0:
+                bad = True
+                bg = _nearest_bg(r, g, b, m)
+                continue
+            if lap > best_lap:
+                best_lap, in_best = lap, 1
+            elif lap == best_lap:
+                in_best += 1
+        if bad:
+            counts.append(None)
+        elif best_lap == 0:
+            counts.append(0)
+        elif n == 1:
+            counts.append(best_lap)
+        else:
+            counts.append((best_lap - 1) * n + in_best)
+        bgs.append(bg)
+    return counts, bgs
+
+
+def _nearest_lap(r, g, b, m):
+    best, bd = -1, 1 << 29
+    for k in range(len(LAPS)):
+        d = _hue_distance(r, g, b, LAPS[k], m)
+        if d < bd:
+            best, bd = k + 1, d
+    # a colour far from every lap is not a count (a flash, an animation)
+    return best if bd <= 40 * m else -1
+
+
+def _nearest_bg(r, g, b, m):
+    best, bd = None, 1 << 29
+    for name, c in BACKGROUNDS:
+        d = _hue_distance(r, g, b, c, m)
+        if d < bd:
+            best, bd = name, d
+    return best

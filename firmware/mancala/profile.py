@@ -1,0 +1,114 @@
+"""Check a board profile at boot: every problem as a clear line, never an exception."""
+
+REQUIRED = ("name", "mcu", "sensor", "led_pin", "led_count", "leds", "ma_per_channel",
+            "idle_ma_per_led", "current_limit_ma", "brightness_levels", "tt_bits")
+MCUS = {"rp2040": 29, "esp32": 39}  # highest GPIO number
+
+
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _ints(v, n=None):
+    if not isinstance(v, (tuple, list)):
+        return False
+    if n is not None and len(v) != n:
+        return False
+    for x in v:
+        if not _is_int(x):
+            return False
+    return True
+
+
+def validate(p):
+    """A list of problems (empty if the profile is usable)."""
+    if not isinstance(p, dict):
+        return ["the profile is not a dict (PROFILE = {...})"]
+    errs = []
+    for k in REQUIRED:
+        if k not in p:
+            errs.append("missing key %r" % k)
+    if errs:
+        return errs
+    top = MCUS.get(p["mcu"])
+    if top is None:
+        errs.append("mcu must be one of rp2040, esp32, got %r" % (p["mcu"],))
+        top = 39
+    used = {}
+
+    def pin(key, v):
+        if not _is_int(v) or not 0 <= v <= top:
+            errs.append("%s: %r is not a GPIO of %s (0..%d)" % (key, v, p["mcu"], top))
+        elif v in used:
+            errs.append("%s: GPIO %d is already used by %s" % (key, v, used[v]))
+        else:
+            used[v] = key
+
+    sensor = p["sensor"]
+    if sensor == "gpio":
+        pins = p.get("pit_pins")
+        if not _ints(pins, 14):
+            errs.append("pit_pins must be 14 GPIO numbers in board order")
+        else:
+            for i, v in enumerate(pins):
+                pin("pit_pins[%d]" % i, v)
+    elif sensor == "mux":
+        sel = p.get("mux_select")
+        if not _ints(sel, 4):
+            errs.append("mux_select must be 4 GPIO numbers (S0..S3)")
+        else:
+            for i, v in enumerate(sel):
+                pin("mux_select[%d]" % i, v)
+        pin("mux_adc", p.get("mux_adc"))
+        if p["mcu"] == "rp2040" and p.get("mux_adc") not in (26, 27, 28):
+            errs.append("mux_adc: the Pico reads analog only on GPIO 26, 27, 28")
+        ch = p.get("mux_channels")
+        if not _ints(ch, 14) or len(set(ch)) != 14 or min(ch) < 0 or max(ch) > 15:
+            errs.append("mux_channels must be 14 different channels 0..15 in board order")
+        th, hy = p.get("hall_threshold"), p.get("hall_hysteresis")
+        if not isinstance(th, (int, float)) or not 0 < th < 1:
+            errs.append("hall_threshold must be a fraction of full scale, 0 < t < 1")
+        elif not isinstance(hy, (int, float)) or not 0 <= hy < th:
+            errs.append("hall_hysteresis must be >= 0 and below hall_threshold")
+    else:
+        errs.append("sensor must be 'gpio' or 'mux', got %r" % (sensor,))
+    pin("led_pin", p["led_pin"])
+    st = p.get("status_led")
+    if st is not None:
+        pin("status_led", st)
+    n = p["led_count"]
+    if not _is_int(n) or not 14 <= n <= 1024:
+        errs.append("led_count must be 14..1024, got %r" % (n,))
+        n = 0
+    leds = p["leds"]
+    if not isinstance(leds, (tuple, list)) or len(leds) != 14:
+        errs.append("leds must be 14 (first, count) spans in board order")
+    else:
+        taken = [0] * n
+        for i, span in enumerate(leds):
+            if not _ints(span, 2) or span[1] < 1 or span[0] < 0:
+                errs.append("leds[%d] must be (first index, count >= 1), got %r" % (i, span))
+                continue
+            a, c = span
+            if n and a + c > n:
+                errs.append("leds[%d] = %r runs past led_count %d" % (i, span, n))
+                continue
+            for k in range(a, a + c):
+                if n and taken[k]:
+                    errs.append("leds[%d]: LED %d is also used by another pit" % (i, k))
+                    break
+                if n:
+                    taken[k] = 1
+    for k in ("ma_per_channel", "idle_ma_per_led", "current_limit_ma"):
+        if not _is_int(p[k]) or p[k] < 0:
+            errs.append("%s must be a whole number of mA >= 0" % k)
+    if not errs and p["current_limit_ma"] <= p["idle_ma_per_led"] * p["led_count"]:
+        errs.append("current_limit_ma %d leaves nothing above the LEDs' idle current"
+                    % p["current_limit_ma"])
+    lv = p["brightness_levels"]
+    if not _ints(lv) or not 1 <= len(lv) <= 6 or min(lv) < 1 or max(lv) > 255:
+        errs.append("brightness_levels must be 1..6 levels, each 1..255")
+    tb = p["tt_bits"]
+    if not _is_int(tb) or not 6 <= tb <= 16:
+        errs.append("tt_bits must be 6..16, got %r" % (tb,))
+    return errs
