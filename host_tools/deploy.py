@@ -399,7 +399,8 @@ def _loads(text):
 # deploy
 
 class Reporter:
-    def __init__(self, out=sys.stdout, quiet=False):
+    def __init__(self, out=None, quiet=False):
+        out = out if out is not None else sys.stdout
         self.out = out
         self.quiet = quiet
         self.tty = hasattr(out, "isatty") and out.isatty()
@@ -476,7 +477,7 @@ def plan(info, manifest, root_files):
             "stale": stale, "roots": roots, "need": need * BLOCK, "freed": freed * BLOCK}
 
 
-def deploy(port=None, src=DEFAULT_SRC, use_mpy=True, max_boots=3, out=sys.stdout,
+def deploy(port=None, src=DEFAULT_SRC, use_mpy=True, max_boots=3, out=None,
            restart_timeout=20.0, force=False):
     """Update the board.  Returns a dict of what was done (and timings)."""
     rep = Reporter(out)

@@ -1,0 +1,165 @@
+"""Finished games: pull them from the board, analyse them on the PC.
+
+    python -m host_tools.board_games pull [--port PORT] [--dest games/]
+    python -m host_tools.board_games analyse RECORD_FILE|- [--nodes N]
+
+The board keeps its finished games in /data/games/gNNNNN.txt, one game record
+(docs/RULES*.md, "Notation") a file.  `pull` copies the ones the PC does not
+have yet (checked by sha256 on the board), never changing the board.
+`analyse` replays a record and grades every move with the engine, searched
+with many more nodes than the board can afford.
+"""
+
+import argparse
+import hashlib
+import os
+import sys
+
+from host_tools.deploy import BOARD_HASH, Board, DeployError, find_port
+
+GAMES_DIR = "/data/games"
+# The board grades with engine.GRADE_NODES (about 3 s on a Pico); the PC can
+# search this many times deeper.
+PC_DEPTH_FACTOR = 25
+
+
+def pull_games(port=None, dest="games", out=None):
+    """Copy new finished games from the board into `dest`.  Returns (new, known) names."""
+    out = out if out is not None else sys.stdout
+    port = find_port(port)
+    board = Board(port)
+    try:
+        board.raw(soft_reset=False)
+        listing = board.exec(
+            BOARD_HASH + "import os\ntry:\n es = list(os.ilistdir(%r))\nexcept OSError:\n es = []\n"
+            "for e in es:\n if not e[1] & 0x4000 and e[0].endswith('.txt'):\n  print(e[0], _h(%r + '/' + e[0]))\n"
+            % (GAMES_DIR, GAMES_DIR))
+        remote = dict(line.split() for line in listing.splitlines() if line.strip())
+        os.makedirs(dest, exist_ok=True)
+        new, known = [], []
+        for name in sorted(remote):
+            local = os.path.join(dest, name)
+            if os.path.exists(local):
+                with open(local, "rb") as f:
+                    if hashlib.sha256(f.read()).hexdigest() == remote[name]:
+                        known.append(name)
+                        continue
+                # a different game under the same name (the board's list wrapped around)
+                base, ext = os.path.splitext(name)
+                k = 1
+                while os.path.exists(os.path.join(dest, "%s-%d%s" % (base, k, ext))):
+                    k += 1
+                local = os.path.join(dest, "%s-%d%s" % (base, k, ext))
+            try:
+                data = bytes(board.t.fs_readfile(GAMES_DIR + "/" + name, chunk_size=512))
+            except Exception as e:
+                raise DeployError("could not read %s from the board: %s" % (name, e)) from None
+            if hashlib.sha256(data).hexdigest() != remote[name]:
+                raise DeployError("%s changed while it was read; pull again" % name)
+            tmp = local + ".part"
+            with open(tmp, "wb") as f:
+                f.write(data)
+            os.replace(tmp, local)
+            new.append(os.path.basename(local))
+        print("pulled %d new game(s) into %s (%d already there)" % (len(new), dest, len(known)), file=out)
+        return new, known
+    finally:
+        board.close()
+
+
+def analyse_record(text, nodes=None):
+    """Grade every move of a game record.  Returns a list of dicts:
+    ply (1-based), side ("S"/"N"), move (1..6), best (1..6), grade (name),
+    loss (stones lost against the best move), threat (1..6 or None)."""
+    try:
+        from mancala import engine as eng_mod
+        from mancala.notation import parse_record
+        from mancala.rules import SIDE
+    except ImportError as e:
+        raise DeployError("the engine is not available (%s)" % e) from None
+    game = parse_record(text)
+    if nodes is None:
+        nodes = getattr(eng_mod, "GRADE_NODES", 4000) * PC_DEPTH_FACTOR
+    engine = eng_mod.Engine(game.rules, tt_bits=16)
+    rows = []
+    moves = game.moves()
+    for i, pit in enumerate(moves):
+        pos = game.position_at(i)
+        g, loss, threat = engine.grade(pos, pit, nodes=nodes)
+        # The best move of the same search; a blunder's threat search replaced it.
+        best = pit if g == 0 else engine.best_move if g < len(eng_mod.GRADES) - 1 \
+            else engine.search(pos, nodes=nodes)
+        rows.append({
+            "ply": i + 1, "side": "SN"[pos[SIDE]], "move": pit + 1,
+            "best": best + 1 if best >= 0 else None, "grade": eng_mod.GRADES[g],
+            "loss": loss, "threat": threat + 1 if threat >= 0 else None,
+        })
+    return rows
+
+
+def format_analysis(rows):
+    lines = ["ply side move best  grade       loss"]
+    for r in rows:
+        note = " (threat: %d)" % r["threat"] if r["threat"] else ""
+        lines.append("%3d  %s    %d    %s   %-10s %4d%s" % (
+            r["ply"], r["side"], r["move"], r["best"] if r["best"] else "-", r["grade"], r["loss"], note))
+    by = {}
+    for r in rows:
+        by.setdefault(r["side"], []).append(r["loss"])
+    for side in ("S", "N"):
+        if side in by:
+            lines.append("%s: %d moves, %d stones lost against best play" % (side, len(by[side]), sum(by[side])))
+    return lines
+
+
+def pull_games_main(argv=None):
+    ap = argparse.ArgumentParser(prog="mancala pull", description="Copy the board's finished games to the PC.")
+    ap.add_argument("--port", default=None, help="serial port of the board (default: $PORT, else found by USB id)")
+    ap.add_argument("--dest", default="games", help="folder for the game records (default: games/)")
+    a = ap.parse_args(argv)
+    try:
+        pull_games(a.port, a.dest)
+    except DeployError as e:
+        print("error: %s" % e, file=sys.stderr)
+        return 1
+    return 0
+
+
+def analyse_main(argv=None):
+    ap = argparse.ArgumentParser(prog="mancala analyse", description="Grade every move of a game record with the engine.")
+    ap.add_argument("record", help="a game record file (as pulled from the board), or - for stdin")
+    ap.add_argument("--nodes", type=int, default=None,
+                    help="search budget per move (default: %dx the board's)" % PC_DEPTH_FACTOR)
+    a = ap.parse_args(argv)
+    try:
+        if a.record == "-":
+            text = sys.stdin.read()
+        else:
+            with open(a.record) as f:
+                text = f.read()
+    except OSError as e:
+        print("error: cannot read %s: %s" % (a.record, e.strerror), file=sys.stderr)
+        return 1
+    try:
+        rows = analyse_record(text, a.nodes)
+    except DeployError as e:
+        print("error: %s" % e, file=sys.stderr)
+        return 1
+    except ValueError as e:  # NotationError
+        print("error: %s: %s" % (a.record, e), file=sys.stderr)
+        return 1
+    for line in format_analysis(rows):
+        print(line)
+    return 0
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] not in ("pull", "analyse"):
+        print("usage: python -m host_tools.board_games pull|analyse ...", file=sys.stderr)
+        return 2
+    return (pull_games_main if argv[0] == "pull" else analyse_main)(argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
