@@ -713,8 +713,14 @@ class App:
             bg = None
             if legal >> i & 1:
                 bg = bg_col
+                if self.single and phase and shown[i]:
+                    px.fill(i, bg_col)  # one LED: a playable pit blinks its side's colour
+                    continue
             if i == self.hint_pit and phase:
                 bg = GREEN
+                if self.single and shown[i]:
+                    px.fill(i, GREEN)
+                    continue
             px.count(i, shown[i], bg)
         if mode == SOW:
             tgt = self.sow_path[self.sow_i]

@@ -162,14 +162,35 @@ class SimBoard:
         self.tap(pit)
         return self.sow()
 
+    def shown_pit(self):
+        """The computer's chosen pit, blinking in its colour (None in the dark phase)."""
+        counts, bgs = self.decoded()
+        for i in range(14):
+            if counts[i] is None and bgs[i] in ("south", "north"):
+                return i
+        return None
+
     def sow(self):
+        """Carry out the guided sowing: the computer's blinking pit first, if any."""
         n = 0
+        if self.mode() == "show":
+            t = self.shown_pit()
+            k = 0
+            while t is None and k < 12:
+                self.run(A.App.ANIM_FRAME_MS)
+                t = self.shown_pit()
+                k += 1
+            if t is None:
+                raise AssertionError("no blinking pit in show mode: %r" % (self.frame(),))
+            self.tap(t)
         while self.mode() == "sow":
             t = self.target()
-            if t is None:  # a full ring blinks white: wait for the other phase
-                self.run(A.App.BLINK_MS)
+            k = 0
+            while t is None and k < 12:  # a full ring blinks white: wait for the other phase
+                self.run(A.App.ANIM_FRAME_MS)
                 t = self.target()
-                if t is None:
+                k += 1
+            if t is None:
                     raise AssertionError("no guide light in sow mode: %r" % (self.frame(),))
             self.tap(t)
             n += 1

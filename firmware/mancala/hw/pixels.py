@@ -230,7 +230,7 @@ def _nearest_lap(r, g, b, m):
         if d < bd:
             best, bd = k + 1, d
     # a colour far from every lap is not a count (a flash, an animation)
-    return best if bd <= 40 * m else -1
+    return best if bd <= 40 * m + 400 else -1  # + rounding of dim frames
 
 
 def _nearest_bg(r, g, b, m):

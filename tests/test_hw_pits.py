@@ -1,0 +1,170 @@
+"""Pit inputs: debounce, taps, holds, chords, stuck sensors, the hall mux."""
+
+import pytest
+from mancala.hw import pits as P
+from mancala.hw.clock import ManualClock
+
+
+class FakeSensors:
+    def __init__(self):
+        self.mask = 0
+
+    def read(self):
+        return self.mask
+
+
+def run(pits, clock, ms, step=10):
+    out = []
+    for _ in range(ms // step):
+        clock.advance(step)
+        out.extend((P.KIND_NAMES[P.kind(e)], P.arg(e)) for e in pits.poll())
+    return out
+
+
+@pytest.fixture
+def rig():
+    clock = ManualClock()
+    s = FakeSensors()
+    return s, clock, P.Pits(s, clock)
+
+
+def test_tap_is_down_then_tap(rig):
+    s, clock, pits = rig
+    s.mask = 1 << 3
+    ev = run(pits, clock, 100)
+    assert ev == [("down", 3)]
+    s.mask = 0
+    assert run(pits, clock, 100) == [("tap", 3)]
+
+
+def test_bounce_shorter_than_debounce_is_ignored(rig):
+    s, clock, pits = rig
+    for _ in range(10):  # contact bounce: 10 ms on, 10 ms off
+        s.mask = 1 << 2
+        assert run(pits, clock, 10) == []
+        s.mask = 0
+        assert run(pits, clock, 10) == []
+    # a bouncing press that then settles: exactly one tap
+    ev = []
+    for v in (1, 0, 1, 0, 1):
+        s.mask = v << 2
+        ev += run(pits, clock, 10)
+    ev += run(pits, clock, 100)
+    s.mask = 0
+    ev += run(pits, clock, 100)
+    assert ev == [("down", 2), ("tap", 2)]
+
+
+def test_two_pits_together_are_a_chord_never_a_tap(rig):
+    s, clock, pits = rig
+    s.mask = (1 << 0) | (1 << 5)
+    ev = run(pits, clock, 200)
+    s.mask = 0
+    ev += run(pits, clock, 100)
+    assert ("chord", (1 << 0) | (1 << 5)) in ev
+    assert not [e for e in ev if e[0] == "tap"]
+
+
+def test_second_finger_later_still_makes_a_chord(rig):
+    s, clock, pits = rig
+    s.mask = 1 << 4
+    run(pits, clock, 100)
+    s.mask |= 1 << 9
+    run(pits, clock, 100)
+    s.mask = 1 << 4  # one finger lifts first
+    ev = run(pits, clock, 100)
+    s.mask = 0
+    ev += run(pits, clock, 100)
+    assert ev == [("chord", (1 << 4) | (1 << 9))]
+
+
+def test_hold_then_release_says_nothing_more(rig):
+    s, clock, pits = rig
+    s.mask = 1 << 6
+    ev = run(pits, clock, P.Pits.HOLD_MS + 100)
+    assert ev == [("down", 6), ("hold", 6)]
+    s.mask = 0
+    assert run(pits, clock, 100) == []
+
+
+def test_long_chord_of_both_stores(rig):
+    s, clock, pits = rig
+    s.mask = (1 << 6) | (1 << 13)
+    ev = run(pits, clock, P.Pits.LONG_MS + 100)
+    assert ev[-1] == ("long", (1 << 6) | (1 << 13))
+    s.mask = 0
+    assert run(pits, clock, 100) == []
+
+
+def test_stuck_sensor_reported_once_ignored_and_freed(rig):
+    s, clock, pits = rig
+    s.mask = 1 << 8
+    ev = run(pits, clock, P.Pits.STUCK_MS + 200, step=50)
+    assert ev.count(("stuck", 8)) == 1
+    assert pits.active() == 0
+    # with pit 8 stuck, a tap on pit 2 is a tap, not a chord
+    s.mask |= 1 << 2
+    ev = run(pits, clock, 100)
+    s.mask &= ~(1 << 2)
+    ev += run(pits, clock, 100)
+    assert ev == [("down", 2), ("tap", 2)]
+    s.mask = 0
+    assert run(pits, clock, 100) == [("freed", 8)]
+    s.mask = 1 << 8
+    run(pits, clock, 100)
+    s.mask = 0
+    assert run(pits, clock, 100) == [("tap", 8)]
+
+
+class FakePin:
+    def __init__(self, v=1):
+        self.v = v
+
+    def value(self, v=None):
+        if v is None:
+            return self.v
+        self.v = v
+
+
+def test_gpio_sensors_are_active_low():
+    pins = [FakePin(1) for _ in range(14)]
+    g = P.GpioSensors(pins)
+    assert g.read() == 0
+    pins[13].v = 0
+    pins[0].v = 0
+    assert g.read() == (1 << 13) | 1
+
+
+class Mux:
+    """A CD74HC4067 with hall sensors: channel from the select pins' levels."""
+
+    def __init__(self, rest):
+        self.sel = [FakePin(0) for _ in range(4)]
+        self.rest = list(rest)
+        self.field = [0] * 16
+
+    def read_u16(self):
+        ch = sum(self.sel[k].v << k for k in range(4))
+        return self.rest[ch] + self.field[ch]
+
+
+def test_mux_baseline_per_sensor_threshold_and_hysteresis():
+    rest = [30000 + 500 * i for i in range(16)]  # each sensor rests somewhere else
+    mux = Mux(rest)
+    chans = tuple(range(2, 16))
+    m = P.MuxSensors(mux.sel, mux, chans, threshold=0.06, hysteresis=0.02)
+    assert m.read() == 0
+    on, off = int(0.06 * 65535), int(0.04 * 65535)
+    mux.field[2] = on + 50  # board index 0
+    assert m.read() == 1
+    mux.field[2] = off + 50  # inside the hysteresis band: still active
+    assert m.read() == 1
+    mux.field[2] = off - 50
+    assert m.read() == 0
+    mux.field[2] = on - 50  # below threshold from rest: not active
+    assert m.read() == 0
+    mux.field[15] = -(on + 100)  # the other magnet pole
+    assert m.read() == 1 << 13
+    # noise smaller than the threshold never shows
+    mux.field = [(-1) ** i * (on // 2) for i in range(16)]
+    assert m.read() == 0

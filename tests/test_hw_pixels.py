@@ -1,0 +1,96 @@
+"""Pixels: the count legend reads back, brightness, the current budget, no allocation."""
+
+import pytest
+from mancala import profiles
+from mancala.hw.pixels import LAPS, SOUTH, WHITE, Pixels, decode
+
+from host_tools.fakes import neopixel
+
+
+def make(profile="pico_buttons", level=3, limit=None):
+    p = profiles.load(profile)
+    np = neopixel.NeoPixel(None, p["led_count"])
+    px = Pixels(np, p["leds"], p["led_count"], p["ma_per_channel"], p["idle_ma_per_led"],
+                limit if limit is not None else p["current_limit_ma"], p["brightness_levels"],
+                level)
+    return p, np, px
+
+
+@pytest.mark.parametrize("profile", ["pico_buttons", "esp32"])
+@pytest.mark.parametrize("level", [0, 1, 2, 3])
+def test_every_count_reads_back_at_every_level(profile, level):
+    p, np, px = make(profile, level)
+    for c in range(0, 97):
+        px.clear()
+        for i in range(14):
+            px.count(i, (c + 5 * i) % 97, SOUTH if i % 3 == 0 else None)
+        px.show()
+        counts, bgs = decode(np.buf, p["leds"], np.ORDER)
+        want = [min((c + 5 * i) % 97, len(LAPS) * p["leds"][i][1]) for i in range(14)]
+        assert counts == want
+        for i in range(14):
+            if i % 3 == 0 and want[i] < p["leds"][i][1]:
+                assert bgs[i] == "south"
+
+
+def test_single_led_build_reads_colours_up_to_the_legend():
+    p, np, px = make("pico_cheap", 1)
+    for c in range(0, 12):
+        px.clear()
+        for i in range(14):
+            px.count(i, c)
+        px.show()
+        counts, _ = decode(np.buf, p["leds"], np.ORDER)
+        assert counts == [min(c, len(LAPS))] * 14
+
+
+def test_brightness_levels_scale_the_frame():
+    p, np, px = make(level=0)
+    px.clear()
+    px.count(0, 3)
+    px.show()
+    low = max(np.buf)
+    px.set_level(3)
+    px.show()
+    assert max(np.buf) == 255 and low == p["brightness_levels"][0]
+
+
+@pytest.mark.parametrize("profile", ["pico_buttons", "pico_cheap", "esp32"])
+def test_current_budget_holds_for_a_full_white_frame(profile):
+    p, np, px = make(profile, level=3)
+    for i in range(14):
+        px.fill(i, WHITE)
+    px.show()
+    ma = px.estimate_ma(p["idle_ma_per_led"])
+    assert ma <= p["current_limit_ma"]
+    # and the frame is not dimmed more than needed (within one step of 255)
+    full = sum(3 * 255 for _ in range(p["led_count"])) * p["ma_per_channel"] / 255
+    assert ma >= (full + p["led_count"]) * (px.last_scale - 1) / 255
+
+
+def test_under_budget_frames_are_not_scaled():
+    p, np, px = make(level=3)
+    px.clear()
+    px.count(0, 5)
+    px.show()
+    assert px.last_scale == 255
+    assert max(np.buf) == 255
+
+
+def test_a_tight_budget_dims_and_still_reads():
+    p, np, px = make(level=3, limit=400)
+    px.clear()
+    for i in range(14):
+        px.count(i, 18 if i in (6, 13) else 12)
+    px.show()
+    assert px.last_scale < 255
+    assert px.estimate_ma(p["idle_ma_per_led"]) <= 400
+    assert decode(np.buf, p["leds"], np.ORDER)[0] == [12] * 6 + [18] + [12] * 6 + [18]
+
+
+def test_grb_order_in_the_chain_buffer():
+    p, np, px = make(level=3)
+    px.clear()
+    px.led(0, (10, 20, 30))
+    px.show()
+    assert bytes(np.buf[:3]) == bytes((20, 10, 30))

@@ -1,0 +1,76 @@
+"""Board profiles: the reference builds pass; a bad one is reported, never a crash."""
+
+import pytest
+from mancala import app as A
+from mancala import profiles
+from mancala.profile import validate
+
+from host_tools.fakes import machine, neopixel
+from host_tools.fakes.board import SimBoard
+
+
+@pytest.mark.parametrize("name", profiles.NAMES)
+def test_reference_profiles_are_valid(name):
+    assert validate(profiles.load(name)) == []
+
+
+def broken(name="pico_buttons", **changes):
+    p = dict(profiles.load(name))
+    for k, v in changes.items():
+        if v is KeyError:
+            del p[k]
+        else:
+            p[k] = v
+    return p
+
+
+BAD = [
+    (dict(pit_pins=(2, 3)), "pit_pins must be 14"),
+    (dict(pit_pins=(2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 22)), "already used by"),
+    (dict(led_count=100), "runs past led_count"),
+    (dict(leds=((0, 12),) * 14), "also used by another pit"),
+    (dict(sensor="laser"), "sensor must be"),
+    (dict(mcu="avr"), "mcu must be"),
+    (dict(current_limit_ma=100), "leaves nothing above"),
+    (dict(brightness_levels=(0, 300)), "brightness_levels"),
+    (dict(tt_bits=40), "tt_bits"),
+    (dict(led_pin=99), "is not a GPIO"),
+    (dict(tt_bits=KeyError), "missing key 'tt_bits'"),
+]
+
+
+@pytest.mark.parametrize("changes,words", BAD)
+def test_bad_profiles_say_what_is_wrong(changes, words):
+    errs = validate(broken(**changes))
+    assert errs and any(words in e for e in errs), errs
+
+
+def test_bad_mux_profile():
+    errs = validate(broken("pico_hall", mux_adc=5, mux_channels=(0,) * 14, hall_hysteresis=0.5))
+    text = "\n".join(errs)
+    assert "GPIO 26, 27, 28" in text and "mux_channels" in text and "hall_hysteresis" in text
+
+
+@pytest.mark.parametrize("profile", [broken(led_count=100), {"name": "x"}, ["not", "a dict"],
+                                     broken(leds=None)])
+def test_boot_with_a_bad_profile_blinks_and_reports(profile):
+    lines = []
+    b = SimBoard(profile, machine, neopixel, log=lines.append)
+    assert b.app.mode == A.ERROR
+    assert lines[0] == "board profile is not usable:" and len(lines) > 1
+    seen = set()
+    for _ in range(60):  # the status LED blinks a pattern; nothing raises
+        b.clock.advance(50)
+        b.app.tick()
+        seen.add(machine.level(25))
+    if isinstance(profile, dict) and profile.get("status_led") == 25:
+        assert seen == {0, 1}
+
+
+def test_main_with_an_unknown_profile_name_does_not_crash():
+    lines = []
+    machine.reset()
+    board = A.main(profile="pico_nope", machine=machine, neopixel=neopixel,
+                   log=lines.append, run=False)
+    assert board.mode == A.ERROR
+    assert "unknown board profile" in "\n".join(lines)
