@@ -397,10 +397,10 @@ def wiring_rows(profile):
                          "CD74HC4067 S%d" % i))
         p = profile["mux_adc"]
         rows.append(("mux SIG", pins.label(mcu, p), pins.header_pin(mcu, p),
-                     "CD74HC4067 SIG (common), 100 nF to AGND at the pin"))
+                     "CD74HC4067 SIG (common); no capacitor on this line"))
     p = profile["led_pin"]
     rows.append(("LED data", pins.label(mcu, p), pins.header_pin(mcu, p),
-                 "330 ohm -> 74AHCT125 1A; 1Y -> DIN of LED 0 (%s)" % BOARD[_chain_start(profile)]))
+                 "74AHCT125 1A; 1Y -> 330 ohm -> DIN of LED 0 (%s)" % BOARD[_chain_start(profile)]))
     if profile["status_led"] is not None:
         p = profile["status_led"]
         rows.append(("status LED", pins.label(mcu, p), pins.header_pin(mcu, p),
@@ -465,18 +465,19 @@ def power_rows(name, profile):
     if BUILDS[name]["supply_ma"] <= 500:
         vin = "VBUS (pin 40)" if mcu == "rp2040" else "5V (J2-19)"
         rows.append("| Pico USB port (500 mA) | powers the Pico; %s = 5 V out | - |" % vin)
-        rows.append("| %s | LED 5V and 74AHCT125 VCC (pin 14), 1000 uF across 5V-GND at the first LED | 22 AWG |" % vin)
+        rows.append("| %s | 5V pad of LED 0 and 74AHCT125 VCC (pin 14); 1000 uF across 5V-GND at LED 0 | 22 AWG |" % vin)
         rows.append("| Pico GND (pin 38) | LED GND, 74AHCT125 GND (pin 7) and 1OE (pin 1) | 22 AWG |")
         return rows
     mcu_in = "VSYS (pin 39)" if mcu == "rp2040" else "5V (J2-19)"
     gnd = "GND (pin 38)" if mcu == "rp2040" else "GND (J2-14)"
     rows.append("| 5 V supply, barrel jack + | RXEF300 fuse -> 5 V rail | 18 AWG |")
-    rows.append("| 5 V rail | 1000 uF electrolytic to GND, at the jack | - |")
     rows.append("| 5 V rail | 1N5817 anode; cathode -> MCU %s | 22 AWG |" % mcu_in)
     rows.append("| 5 V rail | 74AHCT125 VCC (pin 14), 100 nF to GND | 22 AWG |")
     for point, i in injection_points(profile):
-        rows.append("| 5 V rail and GND | power injection %s: 5V/GND pads of LED %d (%s) | 18 AWG |"
-                    % (point, profile["leds"][i][0], BOARD[i]))
+        rows.append("| 5 V rail and GND | feed point %s: the 5V/GND bus at LED %d (%s)%s | 18 AWG |"
+                    % (point, profile["leds"][i][0], BOARD[i],
+                       "; 1000 uF across 5V-GND here" if point == "A" else ""))
+    rows.append("| 5V/GND bus (18 AWG, under the board along the chain) | 5V and GND pads of every ring and store strip | 22 AWG taps, < 15 cm |")
     rows.append("| GND rail | MCU %s, 74AHCT125 GND (pin 7) and 1OE (pin 1) | 22 AWG |" % gnd)
     return rows
 
@@ -604,12 +605,12 @@ def render_bom(name):
     return out
 
 
-def render_index_md(names):
+def render_index_md(names, profiles):
     out = [GENERATED % "*", "# Reference builds: summary\n",
            "| build | MCU | sensors | LEDs | supply | current_limit_ma | all white at 255 | parts total |",
            "|---|---|---|---|---|---|---|---|"]
     for name in names:
-        p = load_profile(name)
+        p = profiles[name]
         b = BUILDS[name]
         total = sum(r[6] for r in bom_rows(name))
         out.append("| [%s](%s/README.md) | %s | %s | %d | %s | %d | %d mA | %.0f USD |"
@@ -618,11 +619,11 @@ def render_index_md(names):
                       p["led_count"], _supply_name(b["supply_ma"]), p["current_limit_ma"],
                       round(worst_case_ma(p, 255)), total))
     out.append("\n## Current at each brightness level (all LEDs white, before the budget)\n")
-    head = "| build |" + "".join(" %d |" % lv for lv in load_profile(names[0])["brightness_levels"])
+    head = "| build |" + "".join(" %d |" % lv for lv in profiles[names[0]]["brightness_levels"])
     out.append(head + " limit |")
-    out.append("|---" * (len(load_profile(names[0])["brightness_levels"]) + 2) + "|")
+    out.append("|---" * (len(profiles[names[0]]["brightness_levels"]) + 2) + "|")
     for name in names:
-        p = load_profile(name)
+        p = profiles[name]
         out.append("| %s |" % name + "".join(" %d mA |" % round(worst_case_ma(p, lv)) for lv in p["brightness_levels"])
                    + " %d mA |" % p["current_limit_ma"])
     out.append("")
@@ -765,7 +766,7 @@ def render_svg(name, profile):
         mid_h = 150
         ys = [pin_y[BOARD[i]] for i in range(14)]
         s.line([(stub, min(ys)), (stub, max(ys))], color=COL["sig"], sw=3)
-        s.line([(stub, by + 75), (bx, by + 75)], color=COL["sig"], sw=3)
+        s.line([(stub, min(ys)), (384, min(ys)), (384, by + 130), (bx, by + 130)], color=COL["sig"], sw=3)
         s.rect(bx, by, 240, mid_h, fill="#fff", stroke="#34495e", rx=6)
         s.text(bx + 120, by + 20, "each pit (x14)", size=12, anchor="middle", weight="bold")
         s.text(bx + 12, by + 42, "GPIO -- switch -- GND", size=11)
@@ -798,8 +799,8 @@ def render_svg(name, profile):
     lx, ly = 690, mcu_top
     s.rect(lx, ly, 270, 150, fill="#eef8ee", stroke=COL["led"], rx=6, sw=2)
     s.text(lx + 135, ly + 20, "74AHCT125 (5 V)", size=12, anchor="middle", weight="bold")
-    s.text(lx + 10, ly + 42, "1A <- 330 ohm <- LED data", size=11)
-    s.text(lx + 10, ly + 60, "1Y -> DIN of LED 0 (%s)" % BOARD[_chain_start(profile)], size=11)
+    s.text(lx + 10, ly + 42, "1A <- LED data (3.3 V)", size=11)
+    s.text(lx + 10, ly + 60, "1Y -> 330 ohm -> DIN of LED 0 (%s)" % BOARD[_chain_start(profile)], size=11)
     s.text(lx + 10, ly + 78, "1OE (pin 1), GND (pin 7) -> GND", size=10, color="#555")
     s.text(lx + 10, ly + 96, "VCC (pin 14) -> 5 V, 100 nF", size=10, color="#555")
     s.text(lx + 10, ly + 114, "unused inputs 2A,3A,4A -> GND", size=10, color="#555")
@@ -854,13 +855,13 @@ def power_summary(name, profile):
     pts = injection_points(profile)
     if b["supply_ma"] <= 500:
         return ["USB 5 V from the Pico's VBUS feeds the %d LEDs (point A)." % profile["led_count"],
-                "1000 uF across 5V-GND at LED 0; 330 ohm in the data line.",
+                "1000 uF across 5V-GND at LED 0; 330 ohm at DIN of LED 0.",
                 "Firmware budget: %d mA for the LEDs, all white at 255 would be %d mA."
                 % (profile["current_limit_ma"], round(worst_case_ma(profile, 255))),
                 "Powering from a PC port: keep brightness at the lower levels."]
-    return ["5 V %.1f A jack -> 3 A polyfuse -> 5 V rail (18 AWG), 1000 uF at the jack." % (b["supply_ma"] / 1000.0),
+    return ["5 V %.1f A jack -> 3 A polyfuse -> 5 V rail (18 AWG); 1000 uF at feed point A." % (b["supply_ma"] / 1000.0),
             "Rail -> 1N5817 -> MCU board; rail -> 74AHCT125 VCC.",
-            "Rail -> LED chain 5V/GND at %s." % ", ".join("%s (LED %d)" % (p, profile["leds"][i][0]) for p, i in pts),
+            "Rail -> 5V/GND bus at %s; every ring taps the bus." % ", ".join("%s (LED %d)" % (p, profile["leds"][i][0]) for p, i in pts),
             "Firmware budget: %d mA for the LEDs (all white at 255 would be %d mA)."
             % (profile["current_limit_ma"], round(worst_case_ma(profile, 255))),
             "All grounds meet at the jack. Never feed the LEDs from USB."]
@@ -871,15 +872,84 @@ def power_summary(name, profile):
 # ---------------------------------------------------------------------------
 
 
+BEGIN = "<!-- BEGIN GENERATED %s (host_tools/hardware_gen.py, `make hardware`) -->"
+END = "<!-- END GENERATED %s -->"
+
+
+def splice(text, tag, block):
+    """Replace the generated block `tag` of a hand-written page (markers must exist)."""
+    begin, end = BEGIN % tag, END % tag
+    i, j = text.find(begin), text.find(end)
+    if i < 0 or j < i:
+        raise ValueError("markers for %r missing" % tag)
+    return text[:i] + begin + "\n" + block.rstrip("\n") + "\n" + text[j:]
+
+
+def render_current_summary(names, profiles):
+    out = ["| build | LEDs | " + " | ".join("level %d" % lv for lv in profiles[names[0]]["brightness_levels"])
+           + " | current_limit_ma | supply | MCU + sensors |",
+           "|---|---|" + "---|" * len(profiles[names[0]]["brightness_levels"]) + "---|---|---|"]
+    for name in names:
+        p, b = profiles[name], BUILDS[name]
+        out.append("| %s | %d | " % (name, p["led_count"])
+                   + " | ".join("%d mA" % round(worst_case_ma(p, lv)) for lv in p["brightness_levels"])
+                   + " | %d mA | %s | %d mA |" % (p["current_limit_ma"], _supply_name(b["supply_ma"]), b["mcu_ma"]))
+    out.append("")
+    out.append("All LEDs white at each brightness level, before the budget, against the three "
+               "supplies. **ok**: the frame fits that supply as it is. **scaled to N**: with "
+               "`current_limit_ma` set for that supply, N = 90 % of its rating minus the MCU and "
+               "sensors, the firmware scales the frame down to N mA. **too small**: the dark LEDs "
+               "alone leave less than 100 mA for colour.")
+    out.append("")
+    out.append("| build | level | all white | USB 500 mA | 5 V 1.5 A | 5 V 3 A |")
+    out.append("|---|---|---|---|---|---|")
+    for name in names:
+        p, b = profiles[name], BUILDS[name]
+        for lv in p["brightness_levels"]:
+            w = worst_case_ma(p, lv)
+            cells = []
+            for ma, _label in SUPPLIES:
+                room = SUPPLY_DERATING * ma - b["mcu_ma"]
+                if p["led_count"] * p["idle_ma_per_led"] + 100 > room:
+                    cells.append("too small")
+                else:
+                    cells.append("ok" if w <= room else "scaled to %d" % int(room))
+            out.append("| %s | %d | %d mA | %s |" % (name, lv, round(w), " | ".join(cells)))
+    return "\n".join(out) + "\n"
+
+
+def render_hall_block(profiles):
+    hall = [n for n in profiles if profiles[n]["sensor"] == "mux"]
+    out = []
+    for n in hall:
+        out.append("Profile `%s`:\n" % n)
+        out.extend(render_hall_table(profiles[n]))
+    return "\n".join(out) + "\n"
+
+
+SPLICED = {
+    # hand-written page: {tag: function(names, profiles) -> markdown block}
+    "power.md": {"current": render_current_summary},
+    "sensors.md": {"hall": lambda names, profiles: render_hall_block(profiles)},
+}
+
+
 def outputs(profiles=None):
-    """{relative path under hardware/: text} for every generated file."""
+    """{relative path under hardware/: text} for every generated file or block."""
     names = profile_names()
     if profiles is None:
         profiles = {n: load_profile(n) for n in names}
-    out = {"builds.md": render_index_md(names)}
+    out = {"builds.md": render_index_md(names, profiles)}
     for name in names:
         out["%s/README.md" % name] = render_build_md(name, profiles[name])
         out["%s/wiring.svg" % name] = render_svg(name, profiles[name])
+    for rel, blocks in SPLICED.items():
+        # the hand-written page lives in hardware/ itself, whatever `root` is
+        with open(os.path.join(HARDWARE_DIR, rel), encoding="utf-8") as f:
+            text = f.read()
+        for tag, fn in blocks.items():
+            text = splice(text, tag, fn(names, profiles))
+        out[rel] = text
     return out
 
 
