@@ -390,7 +390,7 @@ def wiring_rows(profile):
     if profile["sensor"] == "gpio":
         for i, p in enumerate(profile["pit_pins"]):
             rows.append((BOARD[i], pins.label(mcu, p), pins.header_pin(mcu, p),
-                         "switch/hall-switch OUT of pit %s; other side to GND (internal pull-up)" % BOARD[i]))
+                         "%s switch, other side to GND (or DRV5033 OUT)" % BOARD[i]))
     else:
         for i, p in enumerate(profile["mux_select"]):
             rows.append(("mux S%d" % i, pins.label(mcu, p), pins.header_pin(mcu, p),
@@ -422,10 +422,25 @@ def render_build_md(name, profile):
                "profile and run `make hardware`.\n" % (name, name))
     out.append("![wiring diagram](wiring.svg)\n")
     out.append("## Signal wiring (%s)\n" % board["board"])
-    out.append("| signal | MCU pin | header pin | goes to |\n|---|---|---|---|")
+    out.append("| signal | MCU pin | header pin | goes to | note |\n|---|---|---|---|---|")
+    gpio_of = {}
+    for key in ("pit_pins", "mux_select"):
+        for k, g in enumerate(profile.get(key, ())):
+            gpio_of[BOARD[k] if key == "pit_pins" else "mux S%d" % k] = g
+    gpio_of["mux SIG"] = profile.get("mux_adc")
+    gpio_of["LED data"] = profile["led_pin"]
+    gpio_of["status LED"] = profile["status_led"]
     for sig, lab, hdr, to in wiring_rows(profile):
-        out.append("| %s | %s | %s | %s |" % (sig, lab, hdr, to))
+        note = board["notes"].get(gpio_of.get(sig), "")
+        out.append("| %s | %s | %s | %s | %s |" % (sig, lab, hdr, to, note))
     out.append("")
+    if mcu == "esp32":
+        out.append("ADC2 matters only for analog reads (Wi-Fi takes ADC2 over); as digital inputs "
+                   "those pins are fine. WROVER modules (with PSRAM) use GPIO16/17: this wiring "
+                   "needs a WROOM-32/32E board such as the DevKitC-32E.\n")
+    elif profile["status_led"] == 25:
+        out.append("On a Pico W the on-board LED hangs off the wireless chip, not GP25: set "
+                   "`status_led` to None there.\n")
     if profile["sensor"] == "mux":
         out.append("### Multiplexer channels\n")
         out.append("| pit | CD74HC4067 channel | sensor |\n|---|---|---|")
