@@ -218,7 +218,7 @@ function setupCode() {
 
 function runFile(vmPath) {
   // Run a board script like the firmware does: errors are printed, not fatal.
-  try { mp.FS.stat(vmPath); } catch (e) { return; }
+  try { mp.FS.stat(vmPath); } catch (e) { return "ok"; }
   const src = Buffer.from(mp.FS.readFile(vmPath)).toString("utf8");
   try {
     mp.runPython("__name__ = '__main__'\n" + src);

@@ -1,0 +1,180 @@
+"""The emulated board: the MicroPython WebAssembly VM's REPL on a pseudo-terminal
+(host_tools/bridge.py + bridge.mjs), spoken to as a board over a serial port."""
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+import serial
+
+from host_tools import bridge
+
+pytestmark = pytest.mark.skipif(not bridge.available(), reason="MicroPython VM not installed (make setup)")
+
+MPREMOTE = [sys.executable, "-m", "mpremote"]
+
+
+def read_until(s, ending, timeout=10):
+    data = b""
+    t0 = time.monotonic()
+    while not data.endswith(ending):
+        if time.monotonic() - t0 > timeout:
+            raise AssertionError("timeout waiting for %r, got %r" % (ending, data))
+        c = s.read(1)
+        data += c
+    return data
+
+
+def raw_repl(s):
+    s.write(b"\r\x03\r\x01")
+    read_until(s, b"raw REPL; CTRL-B to exit\r\n>")
+
+
+@pytest.fixture
+def board(tmp_path):
+    with bridge.Bridge(str(tmp_path / "board")) as b:
+        yield b
+
+
+def test_pyserial_opens_the_pty(board):
+    assert board.port.startswith("/dev/pts/")
+    with serial.Serial(board.port, 115200, timeout=5, exclusive=True) as s:
+        s.write(b"\r\x03")
+        s.write(b"print(6 * 7)\r")
+        assert read_until(s, b"42\n>>> ").endswith(b"print(6 * 7)\r\n42\n>>> ")
+
+
+def test_mpremote_command_line(board, tmp_path):
+    src = tmp_path / "hello.txt"
+    src.write_bytes(b"hello board\n" * 300)  # several raw-paste windows
+    p = subprocess.run(MPREMOTE + ["connect", board.port, "fs", "mkdir", ":/data", "+",
+                                   "fs", "cp", str(src), ":/data/hello.txt", "+",
+                                   "fs", "sha256sum", ":/data/hello.txt", "+",
+                                   "exec", "import sys; print(sys.implementation._mpy)"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    import hashlib
+
+    assert hashlib.sha256(src.read_bytes()).hexdigest() in p.stdout
+    assert "774" in p.stdout  # MicroPython 1.27: .mpy v6.3
+    # the board's flash is the host folder
+    assert (tmp_path / "board" / "data" / "hello.txt").read_bytes() == src.read_bytes()
+    # errors come back as a board's errno (ENOENT = 2), so mpremote understands them
+    p = subprocess.run(MPREMOTE + ["connect", board.port, "fs", "cat", ":/nope.txt"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode != 0 and "No such file" in p.stdout + p.stderr
+
+
+@pytest.mark.parametrize("raw_paste", [True, False])
+def test_raw_paste_answered_by_the_bridge(tmp_path, raw_paste):
+    with bridge.Bridge(str(tmp_path / "board"), raw_paste=raw_paste) as b, \
+            serial.Serial(b.port, 115200, timeout=5) as s:
+        raw_repl(s)
+        s.write(b"\x05A\x01")
+        if raw_paste:
+            assert s.read(2) == b"R\x01"
+            window = int.from_bytes(s.read(2), "little")
+            assert window >= 32
+            code = b"x = 0\n" + b"x += 1\n" * (2 * window // 7 + 1) + b"print('x', x)\n"
+            sent = 0
+            credit = window
+            while sent < len(code):
+                if credit == 0:
+                    assert s.read(1) == b"\x01"  # the board's flow control
+                    credit += window
+                n = min(credit, len(code) - sent)
+                s.write(code[sent:sent + n])
+                sent += n
+                credit -= n
+            s.write(b"\x04")
+            out = read_until(s, b"\x04\x04>")
+            out = out.replace(b"\x01", b"")  # window credits we did not wait for
+            assert out.replace(b"\r", b"") == b"\x04x %d\n\x04\x04>" % (2 * window // 7 + 1)
+        else:
+            assert s.read(2) == b"R\x00"  # unsupported: the host falls back to the raw REPL
+            s.write(b"print('fallback')\x04")
+            assert read_until(s, b"\x04\x04>").replace(b"\r", b"") == b"OKfallback\n\x04\x04>"
+
+
+def test_soft_reset_runs_boot_and_main_and_keeps_files(tmp_path):
+    d = tmp_path / "board"
+    d.mkdir()
+    (d / "boot.py").write_text("print('BOOT ran')\n")
+    (d / "main.py").write_text("print('MAIN ran', open('/count.txt').read())\n")
+    (d / "count.txt").write_text("0")
+    with bridge.Bridge(str(d)) as b, serial.Serial(b.port, 115200, timeout=5) as s:
+        raw_repl(s)
+        s.write(b"f = open('/count.txt', 'w'); f.write('1'); f.close()\x04")
+        read_until(s, b"\x04\x04>")
+        # soft reset from the raw REPL (what mpremote does): boot.py only
+        s.write(b"\x04")
+        out = read_until(s, b"raw REPL; CTRL-B to exit\r\n>")
+        assert b"soft reboot\r\n" in out and b"BOOT ran" in out and b"MAIN ran" not in out
+        # soft reset from the friendly REPL: boot.py then main.py, files kept
+        s.write(b"\x02")
+        read_until(s, b">>> ")
+        s.write(b"\x04")
+        out = read_until(s, b">>> ")
+        assert b"MPY: soft reboot" in out and b"BOOT ran" in out and b"MAIN ran 1" in out
+
+
+def test_sys_exit_in_main_is_a_soft_reset(tmp_path):
+    d = tmp_path / "board"
+    d.mkdir()
+    # main.py resets the board twice, then stays
+    (d / "main.py").write_text(
+        "import sys\nn = int(open('/n').read()) + 1\nf = open('/n', 'w'); f.write(str(n)); f.close()\n"
+        "print('start', n)\nif n < 3:\n    sys.exit()\n")
+    (d / "n").write_text("0")
+    with bridge.Bridge(str(d)) as b:
+        pass
+    assert (d / "n").read_text() == "3"
+    assert b.bytes_out > 0
+
+
+def test_power_cycle_keeps_what_was_written(tmp_path):
+    d = tmp_path / "board"
+    b = bridge.Bridge(str(d)).start()
+    try:
+        with serial.Serial(b.port, 115200, timeout=5) as s:
+            raw_repl(s)
+            s.write(b"import os\nos.mkdir('/data')\nf = open('/data/x', 'wb'); f.write(b'saved'); f.close()\x04")
+            read_until(s, b"\x04\x04>")
+    finally:
+        b.kill()  # no orderly shutdown: a cable pulled out
+    assert (d / "data" / "x").read_bytes() == b"saved"
+    with bridge.Bridge(str(d)) as b2, serial.Serial(b2.port, 115200, timeout=5) as s:
+        raw_repl(s)
+        s.write(b"print(open('/data/x').read())\x04")
+        assert b"saved" in read_until(s, b"\x04\x04>")
+
+
+def test_flash_size_and_other_micropython(tmp_path):
+    with bridge.Bridge(str(tmp_path / "b"), flash_size=256 * 1024, impl_version="1.22.2", impl_mpy=518) as b, \
+            serial.Serial(b.port, 115200, timeout=5) as s:
+        raw_repl(s)
+        s.write(b"import os, sys\nv = os.statvfs('/')\nprint(v[0] * v[2], sys.implementation.version, sys.implementation._mpy, sorted(os.listdir('/')))\x04")
+        out = read_until(s, b"\x04\x04>")
+        assert b"262144 (1, 22, 2, '') 518 []" in out
+
+
+def test_port_is_exclusive(board):
+    with serial.Serial(board.port, 115200, timeout=1, exclusive=True):
+        with pytest.raises(serial.SerialException):
+            serial.Serial(board.port, 115200, timeout=1, exclusive=True)
+
+
+def test_bridge_command_line(tmp_path):
+    p = subprocess.Popen([sys.executable, "-m", "host_tools.bridge", "--board", str(tmp_path / "b")],
+                         stdout=subprocess.PIPE, text=True, cwd=os.path.dirname(os.path.dirname(__file__)))
+    try:
+        port = p.stdout.readline().strip()
+        with serial.Serial(port, 115200, timeout=5) as s:
+            raw_repl(s)
+            s.write(b"print('cli')\x04")
+            assert b"cli" in read_until(s, b"\x04\x04>")
+    finally:
+        p.terminate()
+        p.wait(10)
