@@ -7,7 +7,7 @@ flash after a power loss.  MicroPython-compatible.
 """
 
 
-class PowerCut(Exception):
+class PowerCut(BaseException):  # not caught by the firmware's "except Exception"
     pass
 
 
