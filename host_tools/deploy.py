@@ -554,11 +554,19 @@ def deploy(port=None, src=DEFAULT_SRC, use_mpy=True, max_boots=3, out=None,
         result = {"version": version, "sent": p["send"] + p["roots"], "copied": p["copy"],
                   "kept": p["keep"], "target": target, "bytes": sent_bytes, "send_seconds": send_seconds,
                   "rate": rate, "seconds": seconds, "running": running, "up_to_date": False, "port": port}
+        crash = start_error(board.boot_output)
         if running is None:
             rep.say("the board restarted; its version could not be read back (it may still be starting)")
+        elif running[0] == version and crash:
+            err = DeployError("the new version %s stopped at start (%s) and there is no earlier version to go back to"
+                              % (version, crash))
+            err.result = result
+            raise err
         elif running[0] != version:
-            raise DeployError("the new version %s failed to start; the board went back to %s (slot %s)"
+            err = DeployError("the new version %s failed to start; the board went back to %s (slot %s)"
                               % (version, running[0], running[1]))
+            err.result = result
+            raise err
         else:
             rep.say("the board now runs %s (slot %s)" % running)
         return result
@@ -608,6 +616,19 @@ def restart(board, timeout=20.0):
         return None
     v, s = found[-1]
     return v.decode(), s.decode()
+
+
+def start_error(data):
+    """The last error line main.py printed after its last 'running' line, or None."""
+    m = None
+    for m in RUNNING_RE.finditer(data or b""):
+        pass
+    tail = (data or b"")[m.end():] if m else b""
+    if b"Traceback" not in tail:
+        return None
+    lines = [ln.strip() for ln in tail.decode("utf-8", "replace").splitlines()]
+    errs = [ln for ln in lines if re.match(r"^\w+(Error|Exception)\b", ln)]
+    return errs[-1] if errs else "an exception"
 
 
 def deploy_main(argv=None):

@@ -1,0 +1,44 @@
+# Updating the board over USB (issue 5, docs/UPDATING.md).
+#   make deploy [PORT=/dev/ttyACM0] [SRC=firmware] [DEPLOY_ARGS=--py]
+#   make pull-games [PORT=...] [GAMES=games]
+#   make analyse REC=games/g00001.txt [NODES=100000]
+#   make flash-pico UF2=RPI_PICO-....uf2 [DRIVE=/media/me/RPI-RP2]
+#   make flash-esp32 BIN=ESP32_GENERIC-....bin PORT=/dev/ttyUSB0 [CHIP=esp32]
+#   make deploy-emulated      deploy to an emulated board (build/emulated-board)
+#   make deploy-measure       full and one-file update times on an emulated board
+#   make emulated-board       run an emulated board on a pty (prints its port)
+SRC   ?= firmware
+GAMES ?= games
+CHIP  ?= esp32
+
+.PHONY: deploy pull-games analyse flash-pico flash-esp32 deploy-emulated deploy-measure emulated-board test-deploy
+
+deploy: setup
+	$(PY) -m host_tools.deploy --src $(SRC) $(if $(PORT),--port $(PORT)) $(DEPLOY_ARGS)
+
+pull-games: setup
+	$(PY) -m host_tools.board_games pull --dest $(GAMES) $(if $(PORT),--port $(PORT))
+
+analyse: setup
+	@test -n "$(REC)" || { echo "error: give the record: make analyse REC=games/g00001.txt"; exit 2; }
+	$(PY) -m host_tools.board_games analyse $(REC) $(if $(NODES),--nodes $(NODES))
+
+flash-pico: setup
+	@test -n "$(UF2)" || { echo "error: give the UF2 file: make flash-pico UF2=RPI_PICO-20251209-v1.27.0.uf2"; exit 2; }
+	$(PY) -m host_tools.flash_micropython pico --uf2 $(UF2) $(if $(DRIVE),--drive $(DRIVE))
+
+flash-esp32: setup
+	@test -n "$(BIN)" || { echo "error: give the firmware: make flash-esp32 BIN=ESP32_GENERIC-20251209-v1.27.0.bin PORT=/dev/ttyUSB0"; exit 2; }
+	$(PY) -m host_tools.flash_micropython esp32 --bin $(BIN) --chip $(CHIP) $(if $(PORT),--port $(PORT))
+
+deploy-emulated: setup
+	$(PY) -m host_tools.deploy_emulated --src $(SRC)
+
+deploy-measure: setup
+	$(PY) -m host_tools.deploy_emulated --measure --src $(SRC)
+
+emulated-board: setup
+	$(PY) -m host_tools.bridge --board build/emulated-board
+
+test-deploy: setup
+	$(VENV)/bin/pytest -q -n $(JOBS) tests/test_deploy.py tests/test_deploy_tools.py tests/test_bridge.py
