@@ -84,7 +84,7 @@ BUILDS = {
                    "through one CD74HC4067 multiplexer into ADC0, 12-LED rings and 18-LED "
                    "store strips. A pit is chosen by setting a magnetic sowing stone on it.",
         "supply_ma": 3000, "mcu_ma": 240,
-        "bom": (("pico", 1), ("hall_lin", 14), ("mux", 1), ("magnet", 3), ("ring12", 12),
+        "bom": (("pico", 1), ("hall_lin", 14), ("mux", 1), ("magnet", 4), ("ring12", 12),
                 ("strip60", 1), ("ahct125", 1), ("r330", 1), ("c1000u", 1), ("c100n", 16),
                 ("schottky", 1), ("ptc", 1), ("jack", 1), ("psu3a", 1), ("wire22", 1),
                 ("wire18", 1), ("perf", 1)),
