@@ -15,6 +15,7 @@ Talks to the board with mpremote's SerialTransport (the library behind the
 """
 
 import argparse
+import base64
 import hashlib
 import json
 import os
@@ -35,7 +36,7 @@ MPY_SUB_COMPILERS = {1: "v1.20.0", 2: "v1.22.0"}  # others: the current mpy-cros
 ROOT_FILES = ("boot.py", "main.py")  # stay .py, at the root of the flash
 BLOCK = 4096
 RESERVE = 2 * BLOCK  # kept free for the state file and the player's data
-CHUNK = 1024  # bytes per write command over the REPL
+CHUNK = 2048  # bytes of a file per write command over the REPL
 KNOWN_VIDS = {0x2E8A, 0x303A, 0xF055, 0x10C4, 0x1A86, 0x0403}  # RPi, Espressif, MicroPython, CP210x, CH34x, FTDI
 
 
@@ -323,6 +324,7 @@ class Board:
         self.TransportError = TransportError
         self.sent_bytes = 0
         self.send_seconds = 0.0
+        self.b64 = None
 
     def close(self):
         try:
@@ -371,12 +373,19 @@ class Board:
         return info
 
     def write_file(self, dest, data, progress=None):
+        """Write a file over the REPL: base64 (4/3 of the bytes) where the board
+        has binascii.a2b_base64, else Python bytes literals (about 2.4x for .mpy)."""
         t0 = time.monotonic()
+        if self.b64 is None:
+            self.b64 = self.exec("try:\n from binascii import a2b_base64 as _a\n print(1)\nexcept ImportError:\n print(0)").strip() == "1"
         self.exec("_mkdirs(%r)\nf=open(%r,'wb')\nw=f.write" % (dest, dest))
         done = 0
         while done < len(data):
             chunk = data[done:done + CHUNK]
-            self.exec("w(%r)" % (chunk,))
+            if self.b64:
+                self.exec("w(_a(%r))" % base64.b64encode(chunk))
+            else:
+                self.exec("w(%r)" % (chunk,))
             done += len(chunk)
             if progress:
                 progress(done, len(data))

@@ -31,6 +31,7 @@ def measure(src, out=sys.stdout):
             f.write("\n\ndef main(*args, **kwargs):\n    print('app started (measurement stand-in)')\n")
         quiet = open(os.devnull, "w")
         with bridge.Bridge(os.path.join(tmp, "board")) as b:
+            wire0 = b.bytes_in
             try:
                 full = deploy.deploy(b.port, work, out=quiet)
             except deploy.DeployError as e:  # e.g. the real app needs `machine`
@@ -38,16 +39,18 @@ def measure(src, out=sys.stdout):
                 print("note: %s" % e, file=out)
             with open(os.path.join(work, "mancala", "app.py"), "a") as f:
                 f.write("\n_UPDATE_MARK = %d\n" % int(time.time()))
+            wire1 = b.bytes_in
             try:
                 one = deploy.deploy(b.port, work, out=quiet)
             except deploy.DeployError as e:
                 one = getattr(e, "result", None)
                 print("note: %s" % e, file=out)
+            wire2 = b.bytes_in
         quiet.close()
-    for name, r in (("full update", full), ("one-file update", one)):
+    for name, r, wire in (("full update", full, wire1 - wire0), ("one-file update", one, wire2 - wire1)):
         if r:
-            print("%-16s %2d files sent, %6d bytes in %.2f s (%.0f bytes/s); whole update %.2f s"
-                  % (name, len(r["sent"]), r["bytes"], r["send_seconds"], r["rate"], r["seconds"]), file=out)
+            print("%-16s %2d files sent, %6d bytes in %.2f s (%.0f bytes/s); whole update %.2f s; %d bytes on the wire to the board"
+                  % (name, len(r["sent"]), r["bytes"], r["send_seconds"], r["rate"], r["seconds"], wire), file=out)
     return full, one
 
 
