@@ -99,6 +99,22 @@ def play_game(b, rng=None, max_moves=400, check=True):
     return ref, moves
 
 
+def to_select(b):
+    """Carry out the computer's move / dismiss the coach until a person may move."""
+    for _ in range(20):
+        settled(b)
+        m = b.mode()
+        if m == "select":
+            return
+        if m == "show":
+            b.sow()
+        elif m == "blunder":
+            b.tap(12 if b.app.before[SIDE] == 0 else 0)
+        else:
+            raise AssertionError(b.frame())
+    raise AssertionError("never a person's turn")
+
+
 def start(b):
     """From the menu: start a game with the current settings."""
     assert b.until(("menu",), 5000), b.frame()
@@ -106,4 +122,4 @@ def start(b):
     assert b.mode() in ("select", "think", "show"), b.frame()
 
 
-__all__ = ["board", "play_game", "start", "settled", "get_rules", "shown_counts"]
+__all__ = ["board", "play_game", "start", "settled", "get_rules", "shown_counts", "to_select"]

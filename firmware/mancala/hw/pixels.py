@@ -37,7 +37,7 @@ NORTH = (255, 0, 200)
 RED = (255, 0, 0)
 GREEN = (0, 255, 40)
 WHITE = (255, 255, 255)
-AMBER = (255, 110, 0)
+AMBER = (255, 140, 0)
 BG_DIV = 6  # background LEDs are drawn at 1/BG_DIV intensity
 # Named backgrounds a decoder can tell apart (by hue, at background intensity).
 BACKGROUNDS = (("south", SOUTH), ("north", NORTH), ("red", RED), ("green", GREEN),
