@@ -577,13 +577,20 @@ def deploy(port=None, src=DEFAULT_SRC, use_mpy=True, max_boots=3, out=None,
             err.result = result
             raise err
         else:
-            rep.say("the board now runs %s (slot %s)" % running)
+            last = None
+            for last in RUNNING_RE.finditer(board.boot_output):
+                pass
+            confirmed = bool(CONFIRMED_RE.search(board.boot_output, last.end()))
+            result["confirmed"] = confirmed
+            rep.say("the board now runs %s (slot %s)%s" % (
+                running + ("" if confirmed else ", still on trial (not yet confirmed by the app)",)))
         return result
     finally:
         board.close()
 
 
 RUNNING_RE = re.compile(rb"main: running (\S+) \(slot (\w)\)")
+CONFIRMED_RE = re.compile(rb"main: confirmed slot (\w)")
 
 
 def restart(board, timeout=20.0):
@@ -595,7 +602,6 @@ def restart(board, timeout=20.0):
     t.serial.write(b"\x04")
     data = b""
     t0 = time.monotonic()
-    quiet_since = time.monotonic()
     while time.monotonic() - t0 < timeout:
         try:
             n = t.serial.in_waiting
@@ -611,13 +617,15 @@ def restart(board, timeout=20.0):
                 continue
         if chunk:
             data += chunk
-            quiet_since = time.monotonic()
             if data.endswith(b">>> "):
+                break  # main.py ended: the REPL is back
+            # An application that keeps running: done once it confirmed its slot.
+            last = None
+            for last in RUNNING_RE.finditer(data):
+                pass
+            if last is not None and CONFIRMED_RE.search(data, last.end()):
                 break
         else:
-            # An application that keeps running: stop watching once it is quiet.
-            if RUNNING_RE.search(data) and time.monotonic() - quiet_since > 3:
-                break
             time.sleep(0.02)
     found = RUNNING_RE.findall(data)
     board.boot_output = data
