@@ -58,8 +58,10 @@ def test_more_than_24_ends_and_24_24_draws():
     g = game("oware", [0] * 6 + [24] + [0] * 6 + [24], "S")
     assert g.over and g.winner() == -1
     g = game("oware", [0, 0, 0, 0, 0, 1, 22, 1, 1, 0, 0, 0, 0, 23], "S")
-    g.play(5)  # N1 1 -> 2 captured: 24, North 23 with N2 left: not over
-    assert not g.over and (g.pos[6], g.pos[13]) == (24, 23)
+    # S6 -> N1 (1 -> 2) captured: 24-23, North keeps N2. South's row is now empty and N2 (1)
+    # cannot reach it: North cannot move, each takes own row: 24-24, a draw.
+    g.play(5)
+    assert g.over and (g.pos[6], g.pos[13]) == (24, 24) and g.winner() == -1
 
 
 def test_repetition_ends_the_game_each_takes_own_row():
