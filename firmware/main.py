@@ -31,6 +31,7 @@ def confirm_boot(*_):
         with open(tmp, "w") as f:
             json.dump(st, f)
         os.rename(tmp, _STATE)
+        print("main: confirmed slot %s" % st.get("active"))
 
 
 def _on_trial():

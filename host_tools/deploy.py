@@ -564,26 +564,26 @@ def deploy(port=None, src=DEFAULT_SRC, use_mpy=True, max_boots=3, out=None,
                   "kept": p["keep"], "target": target, "bytes": sent_bytes, "send_seconds": send_seconds,
                   "rate": rate, "seconds": seconds, "running": running, "up_to_date": False, "port": port}
         crash = start_error(board.boot_output)
+        last = _last_running(board.boot_output)
+        confirmed = bool(last and CONFIRMED_RE.search(board.boot_output, last.end()))
+        result["confirmed"] = confirmed
         if running is None:
             rep.say("the board restarted; its version could not be read back (it may still be starting)")
-        elif running[0] == version and crash:
-            err = DeployError("the new version %s stopped at start (%s) and there is no earlier version to go back to"
-                              % (version, crash))
-            err.result = result
-            raise err
         elif running[0] != version:
             err = DeployError("the new version %s failed to start; the board went back to %s (slot %s)"
                               % (version, running[0], running[1]))
             err.result = result
             raise err
+        elif crash and not confirmed:
+            err = DeployError("the new version %s stopped at start (%s)%s" % (
+                version, crash, "" if p["active"] else " and there is no earlier version to go back to"))
+            err.result = result
+            raise err
         else:
-            last = None
-            for last in RUNNING_RE.finditer(board.boot_output):
-                pass
-            confirmed = bool(CONFIRMED_RE.search(board.boot_output, last.end()))
-            result["confirmed"] = confirmed
             rep.say("the board now runs %s (slot %s)%s" % (
                 running + ("" if confirmed else ", still on trial (not yet confirmed by the app)",)))
+            if crash:
+                rep.say("note: after starting, the app stopped with %s" % crash)
         return result
     finally:
         board.close()
@@ -591,6 +591,11 @@ def deploy(port=None, src=DEFAULT_SRC, use_mpy=True, max_boots=3, out=None,
 
 RUNNING_RE = re.compile(rb"main: running (\S+) \(slot (\w)\)")
 CONFIRMED_RE = re.compile(rb"main: confirmed slot (\w)")
+
+
+def _last_running(data):
+    ms = list(RUNNING_RE.finditer(data))
+    return ms[-1] if ms else None
 
 
 def restart(board, timeout=20.0):
@@ -620,9 +625,7 @@ def restart(board, timeout=20.0):
             if data.endswith(b">>> "):
                 break  # main.py ended: the REPL is back
             # An application that keeps running: done once it confirmed its slot.
-            last = None
-            for last in RUNNING_RE.finditer(data):
-                pass
+            last = _last_running(data)
             if last is not None and CONFIRMED_RE.search(data, last.end()):
                 break
         else:
@@ -637,9 +640,7 @@ def restart(board, timeout=20.0):
 
 def start_error(data):
     """The last error line main.py printed after its last 'running' line, or None."""
-    m = None
-    for m in RUNNING_RE.finditer(data or b""):
-        pass
+    m = _last_running(data or b"")
     tail = (data or b"")[m.end():] if m else b""
     if b"Traceback" not in tail:
         return None

@@ -123,7 +123,7 @@ def test_first_deploy(board, tmp_path):
     with quiet() as out:
         r = deploy.deploy(board.port, src, out=out)
     v1 = built_version(src)
-    assert r["running"] == (v1, "a")
+    assert r["running"] == (v1, "a") and r["confirmed"]
     assert sorted(r["sent"]) == ["boot.py", "main.py", "mancala/__init__.mpy", "mancala/app.mpy", "mancala/util.mpy"]
     # compiled for the board's .mpy format, and the app really ran from slot a
     with open(os.path.join(board.board_dir, "slots", "a", "mancala", "app.mpy"), "rb") as f:
@@ -288,3 +288,16 @@ def test_plain_py_fallback_and_older_mpy_format(board, tmp_path):
     assert fmt == ".mpy v6.2" and slot["mancala/app.mpy"][:2] == b"M\x06"
     # a board without .mpy support gets .py
     assert deploy.build(src, mpy=None)[3] == ".py"
+
+
+def test_app_confirmed_then_crashing_is_not_rolled_back(board, tmp_path):
+    with quiet() as out:
+        deploy.deploy(board.port, make_app(tmp_path / "1", "1.0"), out=out)
+        # the app confirms its start (app.confirm_boot, set by main.py), then fails later
+        src2 = make_app(tmp_path / "2", "2.0", app_extra=(
+            "def _w():\n    confirm_boot()\n    raise RuntimeError('late failure')\nutil.word = _w"))
+        r = deploy.deploy(board.port, src2, out=out)
+    assert r["running"] == (built_version(src2), "b") and r["confirmed"]
+    running, text = start_board(board.port)
+    assert running == (built_version(src2), "b") and "late failure" in text
+    assert "failed to start" not in text
