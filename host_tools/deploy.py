@@ -305,22 +305,22 @@ class Board:
         self.port = port
         if not port.startswith(("socket://", "rfc2217://")) and not os.path.exists(port):
             raise DeployError("no board found at %s: is it plugged in?" % port)
-        # Find out why a port cannot be opened before mpremote hides it.
-        try:
-            s = serial.Serial()
-            s.port = port
-            s.exclusive = True
-            s.open()
-            s.close()
-        except serial.SerialException as e:
-            text = str(e)
-            if "lock" in text or "busy" in text.lower() or "Errno 16" in text:
-                raise DeployError("port %s is busy: close the other program using it (mpremote, a serial monitor, Thonny)" % port) from None
-            raise DeployError("cannot open %s: %s" % (port, text)) from None
         try:
             self.t = SerialTransport(port, baudrate=115200, timeout=timeout)
-        except TransportError as e:
-            raise DeployError("cannot open %s: %s" % (port, e)) from None
+        except TransportError:
+            # mpremote only says "failed to access": find out why.
+            why = "it cannot be opened"
+            try:
+                s = serial.Serial()
+                s.port = port
+                s.exclusive = True
+                s.open()
+                s.close()
+            except serial.SerialException as e:
+                why = str(e)
+            if "lock" in why or "busy" in why.lower() or "Errno 16" in why:
+                raise DeployError("port %s is busy: close the other program using it (mpremote, a serial monitor, Thonny)" % port) from None
+            raise DeployError("cannot open %s: %s" % (port, why)) from None
         self.TransportError = TransportError
         self.sent_bytes = 0
         self.send_seconds = 0.0
@@ -460,6 +460,12 @@ def plan(info, manifest, root_files):
         # Nothing valid is running: keep any complete slot as the fallback.
         complete = [s for s in ("a", "b") if info["manifests"].get(s)]
         active = complete[0] if complete else None
+    revert = False
+    prev = st.get("previous")
+    if active and st.get("trial") and prev in ("a", "b") and prev != active and info["manifests"].get(prev):
+        # The running slot was never confirmed: keep the last good one (go
+        # back to it first) and replace the unconfirmed one.
+        active, revert = prev, True
     target = "b" if active == "a" else "a"
     files = info["files"]
     send, copy, keep = [], [], []
@@ -482,7 +488,7 @@ def plan(info, manifest, root_files):
     freed = sum(_blocks(files[target + "/" + r][1]) for r in copy + send + stale
                 if target + "/" + r in files)
     freed += _blocks(files.get(target + "/manifest.json", (0, 0))[1])
-    return {"active": active, "target": target, "send": send, "copy": copy, "keep": keep,
+    return {"active": active, "target": target, "revert": revert, "send": send, "copy": copy, "keep": keep,
             "stale": stale, "roots": roots, "need": need * BLOCK, "freed": freed * BLOCK}
 
 
@@ -520,6 +526,11 @@ def deploy(port=None, src=DEFAULT_SRC, use_mpy=True, max_boots=3, out=None,
         rep.say("installing %s (%s) into slot %s: %d to send, %d to copy on the board, %d unchanged"
                 % (version, fmt, target, len(p["send"]) + len(p["roots"]), len(p["copy"]), len(p["keep"])))
         board.exec(BOARD_FS + BOARD_HASH)
+        if p["revert"]:
+            # 0. the unconfirmed slot stops being the active one
+            board.exec("import json\nf=open('/slots/state.tmp','w')\nf.write(%r)\nf.close()\nos.rename('/slots/state.tmp', '/slots/state.json')"
+                       % json.dumps({"active": p["active"], "previous": None, "trial": False, "boots": 0}))
+            rep.say("slot %s was never confirmed: back to slot %s first" % (target, p["active"]))
         # 1. the target slot stops being complete before anything in it changes
         board.exec("_mkdirs(%r)\n_rm(%r)" % (base + "manifest.json", base + "manifest.json"))
         for rel in p["stale"]:

@@ -301,3 +301,25 @@ def test_app_confirmed_then_crashing_is_not_rolled_back(board, tmp_path):
     running, text = start_board(board.port)
     assert running == (built_version(src2), "b") and "late failure" in text
     assert "failed to start" not in text
+
+
+def test_update_over_an_unconfirmed_version_keeps_the_last_good_one(board, tmp_path):
+    from mpremote.transport_serial import SerialTransport
+
+    with quiet() as out:
+        deploy.deploy(board.port, make_app(tmp_path / "1", "1.0"), out=out)
+        deploy.deploy(board.port, make_app(tmp_path / "2", "2.0"), out=out)
+        # the board was unplugged before 2.0 confirmed its start
+        t = SerialTransport(board.port, timeout=10)
+        t.enter_raw_repl(soft_reset=False)
+        t.exec("f=open('/slots/state.json','w')\nf.write('{\"active\": \"b\", \"previous\": \"a\", \"trial\": true, \"boots\": 1}')\nf.close()")
+        t.exit_raw_repl()
+        t.close()
+        src3 = make_app(tmp_path / "3", "3.0")
+        r = deploy.deploy(board.port, src3, out=out)
+    # 3.0 replaced the unconfirmed 2.0 (slot b); 1.0 in slot a stays the fallback
+    assert r["target"] == "b" and r["running"] == (built_version(src3), "b")
+    with open(os.path.join(board.board_dir, "slots", "state.json")) as f:
+        assert '"previous": "a"' in f.read()
+    with open(os.path.join(board.board_dir, "slots", "a", "manifest.json")) as f:
+        assert '"1.0+' in f.read()
