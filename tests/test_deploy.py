@@ -179,7 +179,7 @@ def test_update_cut_off_midway_keeps_old_version(board, tmp_path, cut):
     with quiet() as out:
         deploy.deploy(board.port, src1, out=out)
     v1 = built_version(src1)
-    src2 = make_app(tmp_path / "2", "2.0", util="two", big=6)
+    src2 = make_app(tmp_path / "2", "2.0", util="two", big=8)
     proc = _deploy_subprocess(board.port, src2)
     _wait_for_line(proc, "mancala/data0.mpy")  # three files of the new version are on the board
     if cut == "power":
