@@ -323,3 +323,43 @@ def test_update_over_an_unconfirmed_version_keeps_the_last_good_one(board, tmp_p
         assert '"previous": "a"' in f.read()
     with open(os.path.join(board.board_dir, "slots", "a", "manifest.json")) as f:
         assert '"1.0+' in f.read()
+
+
+def test_verification_failure_switches_nothing(board, tmp_path, monkeypatch):
+    src1 = make_app(tmp_path / "1", "1.0")
+    with quiet() as out:
+        deploy.deploy(board.port, src1, out=out)
+    real_write = deploy.Board.write_file
+
+    def corrupting_write(self, dest, data, progress=None):
+        if dest.endswith("util.mpy"):
+            data = data[:-1] + bytes([data[-1] ^ 0xFF])  # a bit flipped on the way
+        return real_write(self, dest, data, progress)
+
+    monkeypatch.setattr(deploy.Board, "write_file", corrupting_write)
+    with quiet() as out, pytest.raises(deploy.DeployError) as e:
+        deploy.deploy(board.port, make_app(tmp_path / "2", "2.0", util="two"), out=out)
+    assert "verification failed for 1 file(s) (/slots/b/mancala/util.mpy)" in str(e.value)
+    assert "still runs 1.0+" in str(e.value)
+    assert not os.path.exists(os.path.join(board.board_dir, "slots", "b", "manifest.json"))
+    running, text = start_board(board.port)
+    assert running == (built_version(src1), "a") and "app 1.0 hello" in text
+    assert_player_data_intact(board.port)
+
+
+def test_error_several_boards(monkeypatch, capsys):
+    import serial.tools.list_ports
+
+    class Port:
+        def __init__(self, device, vid):
+            self.device, self.vid = device, vid
+
+        def __lt__(self, other):
+            return self.device < other.device
+
+    monkeypatch.delenv("PORT", raising=False)
+    monkeypatch.setattr(serial.tools.list_ports, "comports", lambda: [
+        Port("/dev/ttyACM0", 0x2E8A), Port("/dev/ttyUSB0", 0x303A), Port("/dev/ttyS0", None)])
+    assert deploy.deploy_main([]) == 1
+    err = capsys.readouterr().err
+    assert err == "error: several boards found (/dev/ttyACM0, /dev/ttyUSB0): choose one with PORT=\n"
