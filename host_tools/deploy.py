@@ -345,7 +345,12 @@ class Board:
             return self.t.exec(code).decode("utf-8", "replace")
         except self.TransportError as e:
             msg = str(e).strip().splitlines()
-            raise DeployError("board error: %s" % (msg[-1] if msg else e)) from None
+            last = msg[-1] if msg else str(e)
+            if "ENOSPC" in last or "Errno 28" in last:
+                raise DeployError("flash full while writing (%s)" % last) from None
+            if "timeout" in last:
+                raise DeployError("lost the board on %s: it stopped answering" % self.port) from None
+            raise DeployError("board error: %s" % last) from None
         except OSError as e:
             raise DeployError("lost the board on %s: %s" % (self.port, e)) from None
 
@@ -523,43 +528,51 @@ def deploy(port=None, src=DEFAULT_SRC, use_mpy=True, max_boots=3, out=None,
                               % ((p["need"] + RESERVE) // 1024, (free + p["freed"]) // 1024, describe_running(info)))
         target = p["target"]
         base = "/slots/" + target + "/"
+        # What the board starts if this update stops before the switch.
+        keeps = "%s (slot %s)" % (info["manifests"][p["active"]].get("version"), p["active"]) \
+            if p["active"] else "no firmware (none was installed)"
         rep.say("installing %s (%s) into slot %s: %d to send, %d to copy on the board, %d unchanged"
                 % (version, fmt, target, len(p["send"]) + len(p["roots"]), len(p["copy"]), len(p["keep"])))
-        board.exec(BOARD_FS + BOARD_HASH)
-        if p["revert"]:
-            # 0. the unconfirmed slot stops being the active one
-            board.exec("import json\nf=open('/slots/state.tmp','w')\nf.write(%r)\nf.close()\nos.rename('/slots/state.tmp', '/slots/state.json')"
-                       % json.dumps({"active": p["active"], "previous": None, "trial": False, "boots": 0}))
-            rep.say("slot %s was never confirmed: back to slot %s first" % (target, p["active"]))
-        # 1. the target slot stops being complete before anything in it changes
-        board.exec("_mkdirs(%r)\n_rm(%r)" % (base + "manifest.json", base + "manifest.json"))
-        for rel in p["stale"]:
-            board.exec("_rm(%r)" % (base + rel))
-        # 2. files: copied on the board, or sent
-        for rel in p["copy"]:
-            board.exec("_cp(%r, %r)" % ("/slots/" + p["active"] + "/" + rel, base + rel))
-        todo = [(base + rel, slot_files[rel], rel) for rel in p["send"]]
-        todo += [("/" + n + ".new", root_files[n], n) for n in p["roots"]]
-        for i, (dest, data, name) in enumerate(todo, 1):
-            board.write_file(dest, data, lambda d, t, i=i, name=name: rep.progress(i, len(todo), name, d, t))
-        if p["stale"]:
-            board.exec("_rmtree_empty(%r)" % base.rstrip("/"))
-        # 3. verify every file of the slot on the board
-        check = dict((base + rel, h) for rel, (h, _n) in manifest["files"].items())
-        check.update(("/" + n + ".new", hashlib.sha256(root_files[n]).hexdigest()) for n in p["roots"])
-        bad = board.exec(
-            "for p, h in %r:\n try:\n  x = _h(p)\n except OSError:\n  x = None\n if x != h:\n  print(p)\n"
-            % (sorted(check.items()),)).split()
-        if bad:
-            raise DeployError("verification failed for %d file(s) (%s); nothing switched, the board still runs %s"
-                              % (len(bad), bad[0], describe_running(info)))
-        rep.say("verified %d files on the board (sha256)" % len(check))
-        # 4. the manifest completes the slot; root files swap in by rename
-        mtext = json.dumps(manifest)
-        board.exec("f=open(%r,'w')\nf.write(%r)\nf.close()\nos.rename(%r, %r)"
-                   % (base + "manifest.tmp", mtext, base + "manifest.tmp", base + "manifest.json"))
-        for n in p["roots"]:
-            board.exec("os.rename(%r, %r)" % ("/" + n + ".new", "/" + n))
+        try:
+            board.exec(BOARD_FS + BOARD_HASH)
+            if p["revert"]:
+                # 0. the unconfirmed slot stops being the active one
+                board.exec("import json\nf=open('/slots/state.tmp','w')\nf.write(%r)\nf.close()\nos.rename('/slots/state.tmp', '/slots/state.json')"
+                           % json.dumps({"active": p["active"], "previous": None, "trial": False, "boots": 0}))
+                rep.say("slot %s was never confirmed: back to slot %s first" % (target, p["active"]))
+            # 1. the target slot stops being complete before anything in it changes
+            board.exec("_mkdirs(%r)\n_rm(%r)" % (base + "manifest.json", base + "manifest.json"))
+            for rel in p["stale"]:
+                board.exec("_rm(%r)" % (base + rel))
+            # 2. files: copied on the board, or sent
+            for rel in p["copy"]:
+                board.exec("_cp(%r, %r)" % ("/slots/" + p["active"] + "/" + rel, base + rel))
+            todo = [(base + rel, slot_files[rel], rel) for rel in p["send"]]
+            todo += [("/" + n + ".new", root_files[n], n) for n in p["roots"]]
+            for i, (dest, data, name) in enumerate(todo, 1):
+                board.write_file(dest, data, lambda d, t, i=i, name=name: rep.progress(i, len(todo), name, d, t))
+            if p["stale"]:
+                board.exec("_rmtree_empty(%r)" % base.rstrip("/"))
+            # 3. verify every file of the slot on the board
+            check = dict((base + rel, h) for rel, (h, _n) in manifest["files"].items())
+            check.update(("/" + n + ".new", hashlib.sha256(root_files[n]).hexdigest()) for n in p["roots"])
+            bad = board.exec(
+                "for p, h in %r:\n try:\n  x = _h(p)\n except OSError:\n  x = None\n if x != h:\n  print(p)\n"
+                % (sorted(check.items()),)).split()
+            if bad:
+                raise DeployError("verification failed for %d file(s) (%s); nothing switched, the board still runs %s"
+                                  % (len(bad), bad[0], keeps))
+            rep.say("verified %d files on the board (sha256)" % len(check))
+            # 4. the manifest completes the slot; root files swap in by rename
+            mtext = json.dumps(manifest)
+            board.exec("f=open(%r,'w')\nf.write(%r)\nf.close()\nos.rename(%r, %r)"
+                       % (base + "manifest.tmp", mtext, base + "manifest.tmp", base + "manifest.json"))
+            for n in p["roots"]:
+                board.exec("os.rename(%r, %r)" % ("/" + n + ".new", "/" + n))
+        except DeployError as e:
+            if "nothing switched" in str(e) or "nothing was written" in str(e):
+                raise
+            raise DeployError("%s; nothing switched: the board will start %s" % (e, keeps)) from None
         # 5. switch: one atomic rename of the state file
         new_state = {"active": target, "previous": p["active"], "trial": True, "boots": 0,
                      "max_boots": max_boots}
