@@ -154,7 +154,8 @@ def play_game(task):
     return index, pts, s, n, game.ply
 
 
-def run_match(variant, a, b, games, workers=2, oplies=2, seed=1, progress=True, out=sys.stdout):
+def run_match(variant, a, b, games, workers=2, oplies=2, seed=1, progress=True, out=sys.stdout,
+              log=None):
     spec_a, spec_b = parse_player(a), parse_player(b)
     tasks = [(variant, spec_a, spec_b, i, oplies, seed) for i in range(games)]
     results = []
@@ -170,18 +171,28 @@ def run_match(variant, a, b, games, workers=2, oplies=2, seed=1, progress=True, 
             "#" * fill, "." * (w - fill), done, games, a, pts, done - pts, b, time.time() - t0))
         sys.stderr.flush()
 
+    logf = open(log, "a") if log else None
+
+    def record(r):
+        results.append(r)
+        if logf:
+            logf.write("%s %s %s game %d points %.1f stores %d %d plies %d\n" % ((variant, a, b) + r))
+            logf.flush()
+
     bar(0)
     if workers > 1:
         import multiprocessing
         ctx = multiprocessing.get_context("fork")
         with ctx.Pool(workers) as pool:
             for r in pool.imap_unordered(play_game, tasks):
-                results.append(r)
+                record(r)
                 bar(len(results))
     else:
         for t in tasks:
-            results.append(play_game(t))
+            record(play_game(t))
             bar(len(results))
+    if logf:
+        logf.close()
     if progress:
         sys.stderr.write("\n")
     return summarize(variant, a, b, results, time.time() - t0, out)
@@ -221,6 +232,7 @@ def match_main(argv):
                    help="random plies before the players take over (default 2)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--log", help="append one line per finished game to this file")
     a = p.parse_args(argv)
     try:
         get_rules(a.variant)
@@ -229,7 +241,8 @@ def match_main(argv):
     except ValueError as e:
         print("error: %s" % e, file=sys.stderr)
         return 2
-    run_match(a.variant, a.a, a.b, a.games, a.workers, a.opening_plies, a.seed, not a.quiet)
+    run_match(a.variant, a.a, a.b, a.games, a.workers, a.opening_plies, a.seed, not a.quiet,
+              log=a.log)
     return 0
 
 

@@ -47,7 +47,7 @@ GRADES = ("best", "excellent", "good", "inaccuracy", "mistake", "blunder")
 
 # Master's node budget per variant: the nodes a Pico searches in about 2 s
 # (measured VM node rate / 55 * 2 s; docs/ENGINE.md has the derivation).
-MASTER_NODES = {"kalah": 1300, "mangala": 1700, "oware": 1800, "ranok": 1100}
+MASTER_NODES = {"kalah": 1700, "mangala": 1700, "oware": 1600, "ranok": 1200}
 # Lower levels: a fixed budget (Master's for "master"), and root noise in
 # quarter stones (uniform in [-n, n], drawn from the engine's seed).
 LEVEL_NODES = (30, 150, 400, 0)
@@ -78,7 +78,7 @@ UPPER = const(3)
 # Evaluation: stones of the side to move's own row, in quarter stones, per variant.
 # In kalah and mangala the row is likely to end up in its owner's store (sweeps);
 # docs/ENGINE.md has the match that decided each weight.
-ROW_WEIGHT = {"kalah": 1, "mangala": 1, "oware": 0, "ranok": 0}
+ROW_WEIGHT = {"kalah": 0, "mangala": 1, "oware": 1, "ranok": 1}
 
 
 class Rng:

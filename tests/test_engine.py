@@ -1,0 +1,329 @@
+"""The engine (firmware/mancala/engine.py) in CPython: search results against an
+exact solver, extra turns, node limits, slicing, stop, levels, grades."""
+
+import random
+
+import pytest
+from mancala.engine import (
+    GRADE_LIMITS,
+    GRADES,
+    LEVELS,
+    MASTER_NODES,
+    Engine,
+    Rng,
+    level_nodes,
+)
+from mancala.game import Game
+from mancala.notation import parse_position
+from mancala.rules import EXTRA, MASK, OVER, SIDE, VARIANTS, get_rules
+
+
+def exact(rules, pos, memo, depth=0):
+    """Exact minimax value (final store difference, side to move's view)."""
+    if depth > 60:
+        raise RecursionError
+    key = bytes(pos)
+    if key in memo:
+        return memo[key]
+    side = pos[SIDE]
+    own, opp = (6, 13) if side == 0 else (13, 6)
+    best = None
+    for pit in range(6):
+        if pos[MASK] >> pit & 1:
+            v = move_value(rules, pos, pit, memo, depth)
+            best = v if best is None else max(best, v)
+    memo[key] = best
+    return best
+
+
+def move_value(rules, pos, pit, memo, depth=0):
+    side = pos[SIDE]
+    own, opp = (6, 13) if side == 0 else (13, 6)
+    c = bytearray(pos)
+    fl = rules.move(c, pit)
+    if fl & OVER:
+        return c[own] - c[opp]
+    v = exact(rules, c, memo, depth + 1)
+    return v if c[SIDE] == side else -v
+
+
+def random_endgame(rules, rng, stones):
+    while True:
+        counts = [0] * 14
+        for _ in range(stones):
+            counts[rng.choice((0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12))] += 1
+        low = 17 if rules.name == "oware" else 0  # near the end: fewer endless shuffles
+        counts[6] = rng.randint(low, 20)
+        counts[13] = rng.randint(low, 20)
+        pos = rules.new_position(counts, rng.randint(0, 1))
+        if pos[MASK] and bin(pos[MASK]).count("1") > 1:
+            return pos
+
+
+def legal(pos, pit):
+    return 0 <= pit < 6 and pos[MASK] >> pit & 1
+
+
+# -- exact results -------------------------------------------------------------------
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_solves_endgames_exactly(variant):
+    """Small endgames are solved: the score is the exact value and the move achieves it
+    (final store difference under the variant's rules, extra turns included)."""
+    rules = get_rules(variant)
+    rng = random.Random(variant)
+    checked = 0
+    for _ in range(60):
+        pos = random_endgame(rules, rng, rng.randint(3, 7))
+        memo = {}
+        try:
+            ex = exact(rules, pos, memo)
+        except RecursionError:  # oware / ranok can cycle: no exact value to compare
+            continue
+        eng = Engine(rules, tt_bits=10)
+        pit = eng.search(pos, nodes=20000)
+        if eng.nodes >= 20000:
+            continue
+        assert legal(pos, pit)
+        assert eng.score == ex, list(pos)
+        assert move_value(rules, pos, pit, memo) == ex, list(pos)
+        checked += 1
+    assert checked >= (3 if variant == "oware" else 10)  # oware endgames mostly cycle
+
+
+CAPTURES = [
+    # (position, the capturing move 1..6)
+    ("kalah 1,0,0,0,0,3,20,0,0,0,0,9,2,13 S", 1),  # S1 into empty S2 takes N5's 9
+    ("oware 0,0,0,0,0,2,10,1,2,0,0,4,0,10 S", 6),  # N1, N2 become 2, 3: a chain of 5
+    ("ranok 0,0,1,0,0,2,10,1,2,0,1,0,2,10 S", 6),  # N1 becomes 2, N2 3: both taken
+    ("mangala 0,0,0,0,0,3,10,3,0,0,0,1,2,10 S", 6),  # N1 becomes 4 (even): taken
+]
+
+
+@pytest.mark.parametrize("text,pit", CAPTURES)
+def test_finds_captures(text, pit):
+    rules, pos = parse_position(text)
+    c = bytearray(pos)
+    assert rules.move(c, pit - 1) >= 8  # it is a capture
+    eng = Engine(rules)
+    assert eng.search(pos, nodes=3000) == pit - 1
+
+
+FORCED_WINS = [
+    # One winning move each, every other move loses (checked by the exact solver).
+    "kalah 0,1,1,0,1,0,17,0,1,0,0,0,0,20 S",  # S5
+    "mangala 0,0,1,0,0,1,12,1,0,1,1,1,0,14 N",  # N3
+    "oware 1,1,2,1,0,0,3,0,0,0,0,0,2,7 S",  # S2
+    "ranok 1,1,1,0,1,1,9,0,1,0,0,0,2,11 S",  # S1
+]
+
+
+@pytest.mark.parametrize("text", FORCED_WINS)
+def test_finds_forced_wins(text):
+    rules, pos = parse_position(text)
+    memo = {}
+    values = [move_value(rules, pos, k, memo) if legal(pos, k) else None for k in range(6)]
+    winners = [k for k in range(6) if values[k] is not None and values[k] > 0]
+    assert len(winners) == 1 and max(v for v in values if v is not None and v <= 0) < 0
+    eng = Engine(rules)
+    pit = eng.search(pos, nodes=20000)
+    assert pit in winners
+    if eng.nodes < 20000:  # solved to the end
+        assert eng.score == max(v for v in values if v is not None)
+
+
+def test_extra_turn_chain():
+    """South wins only by the chain S6, S5, S6 of extra turns, which empties its row
+    (25-23); the engine plays it, keeping the score's sign between the moves."""
+    rules, pos = parse_position("kalah 0,0,0,0,2,1,22,0,0,0,0,0,4,19 S")
+    memo = {}
+    assert exact(rules, pos, memo) == 2
+    assert move_value(rules, pos, 4, memo) < 2  # S5 first does not win
+    game = Game(rules, pos)
+    eng = Engine(rules)
+    n = 0
+    while not game.over and game.side == 0:
+        pit = eng.search(game.pos, nodes=5000)
+        flags = game.play(pit)
+        n += 1
+        assert flags & (EXTRA | OVER)
+    assert game.over and n == 3
+    assert (game.pos[6], game.pos[13]) == (25, 23)
+
+
+# -- limits, slices, stop ---------------------------------------------------------------
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_node_limit_exact_and_deterministic(variant):
+    rules = get_rules(variant)
+    pos = rules.start()
+    results = set()
+    for slice_nodes in (1, 7, 64, 100000):
+        eng = Engine(rules, seed=3)
+        eng.start(pos, nodes=777)
+        while not eng.step(slice_nodes):
+            pass
+        assert eng.nodes == 777
+        results.add((eng.best_move, eng.score, eng.depth, eng.nodes))
+    eng = Engine(rules, seed=3)
+    eng.search(pos, nodes=777)
+    eng.search(pos, nodes=777)  # the table is cleared: same again
+    results.add((eng.best_move, eng.score, eng.depth, eng.nodes))
+    assert len(results) == 1
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_stop_returns_legal_move(variant):
+    rules = get_rules(variant)
+    rng = random.Random(1)
+    game = Game(rules)
+    for _ in range(6):
+        m = game.legal_mask()
+        game.play(rng.choice([k for k in range(6) if m >> k & 1]))
+    for after in (0, 1, 5, 30, 300):
+        eng = Engine(rules)
+        eng.start(game.pos, nodes=100000)
+        for _ in range(after):
+            eng.step(3)
+        eng.stop()
+        assert eng.step() is True
+        assert legal(game.pos, eng.best_move)
+
+
+def test_deadline_with_injected_clock():
+    rules = get_rules("oware")
+    now = [1000]
+
+    def clock():
+        now[0] += 1  # one ms per call
+        return now[0]
+
+    eng = Engine(rules)
+    eng.start(rules.start(), nodes=10 ** 6, deadline_ms=20, clock=clock)
+    steps = 0
+    while not eng.step(50):
+        steps += 1
+    assert steps < 25 and eng.nodes < 2000
+    assert legal(rules.start(), eng.best_move)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_never_illegal_in_random_positions(variant):
+    rules = get_rules(variant)
+    rng = random.Random(variant + "x")
+    eng = Engine(rules, tt_bits=8, seed=5)
+    for _ in range(60):
+        game = Game(rules)
+        for _ in range(rng.randint(0, 40)):
+            m = game.legal_mask()
+            if not m:
+                break
+            game.play(rng.choice([k for k in range(6) if m >> k & 1]))
+        if game.over:
+            continue
+        budget = rng.choice((1, 2, 10, 100, 400))
+        level = rng.choice((None,) + LEVELS)
+        pit = eng.search(game.pos, level=level, nodes=None if level else budget)
+        assert legal(game.pos, pit)
+
+
+# -- levels ---------------------------------------------------------------------------------
+
+def test_levels_reproducible_from_seed():
+    rules = get_rules("kalah")
+    pos = rules.start()
+
+    def moves(seed):
+        eng = Engine(rules, seed=seed)
+        return [eng.search(pos, level="beginner") for _ in range(12)]
+
+    assert moves(4) == moves(4)
+    assert len({tuple(moves(s)) for s in range(6)}) > 1  # the noise depends on the seed
+
+
+def test_level_budgets_increase():
+    for v in VARIANTS:
+        r = get_rules(v)
+        b = [level_nodes(r, i) for i in range(4)]
+        assert b == sorted(b) and b[3] == MASTER_NODES[v]
+
+
+def test_hint_is_master_move():
+    rules, pos = parse_position("kalah 1,0,0,0,0,3,20,0,0,0,0,9,2,13 S")
+    assert Engine(rules).hint(pos) == 0
+    assert legal(pos, Engine(rules).hint(pos, "beginner"))
+
+
+# -- grades -----------------------------------------------------------------------------------
+
+def expected_grade(loss):
+    if loss == 0:
+        return 0
+    for i, lim in enumerate(GRADE_LIMITS):
+        if loss <= lim:
+            return i + 1
+    return 5
+
+
+@pytest.mark.parametrize("variant", ("kalah", "mangala", "oware", "ranok"))
+def test_grades_follow_exact_losses(variant):
+    """On solved endgames, the loss of each move is its exact loss, and grades order
+    with the loss."""
+    rules = get_rules(variant)
+    rng = random.Random("grade" + variant)
+    seen = 0
+    for _ in range(30):
+        pos = random_endgame(rules, rng, rng.randint(4, 8))
+        memo = {}
+        try:
+            values = [move_value(rules, pos, k, memo) if legal(pos, k) else None
+                      for k in range(6)]
+        except RecursionError:
+            continue
+        best = max(v for v in values if v is not None)
+        eng = Engine(rules, tt_bits=10)
+        graded = []
+        for k in range(6):
+            if values[k] is None:
+                continue
+            g, loss, threat = eng.grade(pos, k, nodes=50000)
+            if eng.nodes >= 50000:
+                break
+            assert loss == best - values[k]
+            assert g == expected_grade(loss)
+            if g == 5 and threat >= 0:
+                c = bytearray(pos)
+                rules.move(c, k)
+                assert legal(c, threat)
+            graded.append((loss, g))
+        graded.sort()
+        assert [g for _, g in graded] == sorted(g for _, g in graded)
+        seen += len(graded)
+    assert seen >= (2 if variant == "oware" else 20)
+
+
+def test_blunder_gives_threat():
+    # Exact values of S1, S2, S5, S6: +10, +10, +6, 0: S6 gives away 10 stones.
+    rules, pos = parse_position("kalah 2,1,0,0,1,4,9,0,0,0,1,0,0,8 S")
+    eng = Engine(rules)
+    grades = {}
+    for k in range(6):
+        if legal(pos, k):
+            grades[k] = eng.grade(pos, k, nodes=20000)
+    assert min(g for g, _, _ in grades.values()) == 0
+    worst = max(grades, key=lambda k: grades[k][1])
+    assert worst == 5 and grades[4][:2] == (3, 4)  # S5: an inaccuracy of 4
+    g, loss, threat = grades[worst]
+    assert GRADES[g] == "blunder" and loss > GRADE_LIMITS[-1]
+    c = bytearray(pos)
+    rules.move(c, worst)
+    assert threat >= 0 and legal(c, threat)
+
+
+def test_zobrist_and_table_stay_small():
+    eng = Engine(get_rules("kalah6"))
+    assert max(eng.z) < 2 ** 30 and min(eng.z) >= 0
+    eng.search(get_rules("kalah6").start(), nodes=3000)
+    assert max(eng.ttd) < 2 ** 30
+    r = Rng(7)
+    assert all(0 <= r.next() < 2 ** 30 for _ in range(1000))
