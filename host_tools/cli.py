@@ -123,7 +123,7 @@ def cmd_perft(argv):
     try:
         depth = int(a.text[-1])
     except ValueError:
-        raise UsageError("depth must be a whole number, got %r" % a.text[-1])
+        raise UsageError("depth must be a whole number, got %r" % a.text[-1]) from None
     if not 0 <= depth <= 12:
         raise UsageError("depth must be 0..12, got %d" % depth)
     rules, pos = parse_position(_join(a.text[:-1]))

@@ -1,10 +1,9 @@
 """kalah: one test per numbered rule of RULES.md."""
 
 import pytest
-from rules_helpers import game, play
-
 from mancala.notation import NotationError, parse_position
 from mancala.rules import CAPTURED, EXTRA, SWEPT, get_rules, perft
+from rules_helpers import game, play
 
 
 @pytest.mark.parametrize("seeds", [3, 4, 5, 6])

@@ -1,8 +1,7 @@
 """mangala (Turkish Mangala): one test per numbered rule of RULES.md, plus the seed examples."""
 
-from rules_helpers import game, legal, play
-
 from mancala.rules import CAPTURED, EXTRA, SWEPT, get_rules
+from rules_helpers import game, legal, play
 
 
 def test_rule1_start_south_first():

@@ -1,9 +1,8 @@
 """oware (Abapa): each rule of RULES.md."""
 
-from rules_helpers import game, legal, play
-
 from mancala.game import END_REPETITION
 from mancala.rules import CAPTURED, SWEPT
+from rules_helpers import game, legal, play
 
 
 def test_sowing_never_enters_a_store():

@@ -1,10 +1,9 @@
 """ranok (the Ranok box "Манкала"): one test per numbered rule of RULES.md."""
 
-from rules_helpers import game, legal, play
-
-from mancala.game import END_AGREEMENT, END_REPETITION, IllegalMove
-from mancala.rules import CAPTURED, EXTRA, get_rules
 import pytest
+from mancala.game import END_AGREEMENT, IllegalMove
+from mancala.rules import CAPTURED, EXTRA, get_rules
+from rules_helpers import game, legal, play
 
 
 def test_rule1_start_48_stones_either_side_may_start():

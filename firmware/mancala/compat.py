@@ -4,5 +4,5 @@ try:
     from micropython import const  # noqa: F401  (compile-time constants on the device)
 except ImportError:  # CPython
 
-    def const(value):
+    def const(value):  # type: ignore[misc]
         return value

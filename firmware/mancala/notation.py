@@ -23,7 +23,7 @@ def _rules(variant):
     try:
         return get_rules(variant)
     except ValueError as e:
-        raise NotationError(str(e))
+        raise NotationError(str(e)) from None
 
 
 def _counts(rules, text):
@@ -38,7 +38,7 @@ def _counts(rules, text):
         try:
             c = int(part)
         except ValueError:
-            raise NotationError("count of %s is not a number: %r" % (BOARD_NAMES[i], part))
+            raise NotationError("count of %s is not a number: %r" % (BOARD_NAMES[i], part)) from None
         if c < 0:
             raise NotationError("count of %s is negative: %d" % (BOARD_NAMES[i], c))
         counts.append(c)
@@ -120,16 +120,16 @@ def parse_record(text):
             try:
                 game.agree()
             except IllegalMove as e:
-                raise NotationError("agreed: %s" % e)
+                raise NotationError("agreed: %s" % e) from None
             break
         try:
             pit = parse_move(tok, game.side)
         except NotationError as e:
-            raise NotationError("move %d: %s" % (number, e))
+            raise NotationError("move %d: %s" % (number, e)) from None
         try:
             game.play(pit)
         except IllegalMove as e:
-            raise NotationError("move %d (%s%d): %s" % (number, "SN"[game.side], pit + 1, e))
+            raise NotationError("move %d (%s%d): %s" % (number, "SN"[game.side], pit + 1, e)) from None
     return game
 
 

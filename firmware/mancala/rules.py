@@ -198,13 +198,12 @@ class Kalah(Rules):
             pos[12 - last] = 0
             pos[last] = 0
             flags = (CAPTURED << last) | (CAPTURED << (12 - last))
+        if not flags & EXTRA:
+            pos[SIDE] = side ^ 1
         if row_empty(pos, 0) or row_empty(pos, 7):
             collect_rows(pos)
             pos[MASK] = 0
             return flags | OVER | SWEPT
-        if not flags & EXTRA:
-            side ^= 1
-            pos[SIDE] = side
         pos[MASK] = self.legal_mask(pos)
         return flags
 
@@ -255,6 +254,8 @@ class Mangala(Rules):
             pos[store] += pos[last]
             pos[last] = 0
             flags = CAPTURED << last
+        if not flags & EXTRA:
+            pos[SIDE] = side ^ 1
         if pos[S_STORE] >= 25 or pos[N_STORE] >= 25:
             pos[MASK] = 0
             return flags | OVER
@@ -264,9 +265,6 @@ class Mangala(Rules):
             _sweep_to_empty_row(pos, s_empty)
             pos[MASK] = 0
             return flags | OVER | SWEPT
-        if not flags & EXTRA:
-            side ^= 1
-            pos[SIDE] = side
         pos[MASK] = self.legal_mask(pos)
         return flags
 
@@ -430,7 +428,7 @@ class Oware(Rules):
 
 VARIANTS = ("ranok", "mangala", "kalah", "oware")
 _CLASSES = {"ranok": Ranok, "mangala": Mangala, "kalah": Kalah, "oware": Oware}
-_cache = {}
+_cache = {}  # type: dict
 
 
 def get_rules(variant):

