@@ -39,6 +39,9 @@ OVER_ = 9
 SENSOR_TEST = 10
 LED_TEST = 11
 ERROR = 12
+# modes whose frames move by themselves (a bit per mode: no tuple built per frame)
+ANIMATED = ((1 << BOOT) | (1 << THINK) | (1 << SHOW) | (1 << ANIM) | (1 << BLUNDER)
+            | (1 << LED_TEST) | (1 << SENSOR_TEST) | (1 << SOW) | (1 << OVER_) | (1 << MENU))
 MODE_NAMES = ("boot", "menu", "select", "sow", "think", "show", "anim", "grade", "blunder",
               "over", "sensor_test", "led_test", "error")
 
@@ -615,8 +618,7 @@ class App:
 
     def render(self):
         mode = self.mode
-        animating = mode in (BOOT, THINK, SHOW, ANIM, BLUNDER, LED_TEST, SENSOR_TEST, SOW,
-                             OVER_, MENU) or self.flash or self.blink_mask or \
+        animating = ANIMATED >> mode & 1 or self.flash or self.blink_mask or \
             self.hint_pit >= 0 or self.show_count_pit >= 0
         now = self.clock.now()
         if not (self.dirty or animating and
@@ -664,7 +666,7 @@ class App:
                     px.fill(i, RED)
         px.show()
         if self.status is not None:
-            self.status.value(1 if mode in (THINK, BOOT) and phase else 0)
+            self.status.value(1 if (mode == THINK or mode == BOOT) and phase else 0)
         self.frame_no += 1
         if self.on_frame is not None:
             self.on_frame(self)
@@ -783,8 +785,8 @@ class App:
                 c = c if phase else AMBER
             px.fill(i, c, 3)
         # the stores keep their final counts, in the winner's background
-        for st in (S_STORE, N_STORE):
-            px.count(st, self.shown[st], SIDE_COLOURS[st // 7])
+        px.count(S_STORE, self.shown[S_STORE], SOUTH)
+        px.count(N_STORE, self.shown[N_STORE], NORTH)
 
     def draw_count_blinks(self):
         i = self.show_count_pit

@@ -143,7 +143,7 @@ class Pits:
     def poll(self):
         """Read the sensors once; returns the list of new events (reused)."""
         ev = self.events
-        del ev[:]
+        ev.clear()  # (del ev[:] would allocate a slice)
         clock = self.clock
         now = clock.now()
         raw = self.sensors.read()
