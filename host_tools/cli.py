@@ -9,6 +9,7 @@ import importlib
 import json
 import sys
 
+from host_tools.board_text import draw
 from mancala.game import END_AGREEMENT, END_REPETITION, Game
 from mancala.notation import (
     NotationError,
@@ -18,8 +19,6 @@ from mancala.notation import (
     parse_position,
 )
 from mancala.rules import MASK, N_STORE, S_STORE, perft
-
-from host_tools.board_text import draw
 
 END_NOTES = {END_REPETITION: "repetition", END_AGREEMENT: "agreement"}
 

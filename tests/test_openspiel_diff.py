@@ -8,6 +8,7 @@ import os
 import random
 
 import pytest
+
 from mancala.game import Game
 from mancala.rules import get_rules
 

@@ -1,8 +1,10 @@
 """kalah: one test per numbered rule of RULES.md."""
 
 import pytest
+
 from mancala.notation import NotationError, parse_position
 from mancala.rules import CAPTURED, EXTRA, SWEPT, get_rules, perft
+
 from rules_helpers import game, play
 
 

@@ -1,6 +1,7 @@
 """mangala (Turkish Mangala): one test per numbered rule of RULES.md, plus the seed examples."""
 
 from mancala.rules import CAPTURED, EXTRA, SWEPT, get_rules
+
 from rules_helpers import game, legal, play
 
 

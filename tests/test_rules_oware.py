@@ -2,6 +2,7 @@
 
 from mancala.game import END_REPETITION
 from mancala.rules import CAPTURED, SWEPT
+
 from rules_helpers import game, legal, play
 
 

@@ -6,11 +6,11 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from host_tools.reference_rules import ReferenceRules
 from mancala.game import Game
 from mancala.notation import format_position, format_record, parse_position, parse_record
 from mancala.rules import MASK, VARIANTS, get_rules, perft
-
-from host_tools.reference_rules import ReferenceRules
 
 PERFT = {  # RULES.md's table, depths 1..7
     "ranok": [6, 36, 186, 973, 4823, 24142, 116475],

@@ -1,8 +1,10 @@
 """ranok (the Ranok box "Манкала"): one test per numbered rule of RULES.md."""
 
 import pytest
+
 from mancala.game import END_AGREEMENT, IllegalMove
 from mancala.rules import CAPTURED, EXTRA, get_rules
+
 from rules_helpers import game, legal, play
 
 
