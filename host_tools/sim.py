@@ -63,10 +63,9 @@ def _settings(fs, args):
 
 
 def make_board(args, clock=None, log=None):
-    from mancala.hw.storage import OsFs
-
     from host_tools.fakes.board import SimBoard
     from host_tools.fakes.memfs import MemFs
+    from mancala.hw.storage import OsFs
 
     machine, neopixel = _modules()
     if args.state:
@@ -203,9 +202,8 @@ def interactive(args):
     import termios
     import tty
 
-    from mancala.hw.clock import Clock
-
     from host_tools.fakes.board import index
+    from mancala.hw.clock import Clock
 
     board = make_board(args, clock=Clock(), log=lambda s: None)
     msg = [""]

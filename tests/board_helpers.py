@@ -3,14 +3,13 @@ checks, after every move, the counts read from the LEDs against the rules core."
 
 import random
 
+from host_tools.fakes import machine, neopixel
+from host_tools.fakes.board import SimBoard
+from host_tools.fakes.memfs import MemFs
 from mancala.game import END_REPETITION
 from mancala.hw.pixels import LAPS
 from mancala.hw.storage import Storage
 from mancala.rules import MASK, SIDE, collect_rows, get_rules
-
-from host_tools.fakes import machine, neopixel
-from host_tools.fakes.board import SimBoard
-from host_tools.fakes.memfs import MemFs
 
 SETTINGS = {"variant": "kalah", "opponent": 0, "starter": 0, "coaching": 0, "hints": 3,
             "brightness": 1, "quick": 0}

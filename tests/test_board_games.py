@@ -5,6 +5,7 @@ import random
 
 import pytest
 from board_helpers import board, play_game, start
+
 from mancala.notation import parse_record
 
 VARIANTS = ["ranok", "mangala", "kalah", "oware", "kalah3", "kalah6"]

@@ -4,10 +4,10 @@ import random
 
 import pytest
 from board_helpers import board, play_game, settled, shown_counts, start, to_select
-from mancala.hw import storage as S
-from mancala.notation import format_record, parse_record
 
 from host_tools.fakes.memfs import MemFs, PowerCut
+from mancala.hw import storage as S
+from mancala.notation import format_record, parse_record
 
 
 def test_resume_exactly_after_a_reboot():

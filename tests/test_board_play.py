@@ -4,12 +4,12 @@ import random
 
 import pytest
 from board_helpers import board, play_game, settled, shown_counts, start, to_select
+
+from host_tools.fakes.board import index
 from mancala import app as A
 from mancala.engine import Engine
 from mancala.game import END_AGREEMENT
 from mancala.hw.pits import Pits
-
-from host_tools.fakes.board import index
 
 
 def snapshot(b):

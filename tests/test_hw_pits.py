@@ -1,6 +1,7 @@
 """Pit inputs: debounce, taps, holds, chords, stuck sensors, the hall mux."""
 
 import pytest
+
 from mancala.hw import pits as P
 from mancala.hw.clock import ManualClock
 

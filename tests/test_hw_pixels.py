@@ -1,10 +1,10 @@
 """Pixels: the count legend reads back, brightness, the current budget, no allocation."""
 
 import pytest
-from mancala import profiles
-from mancala.hw.pixels import LAPS, SOUTH, WHITE, Pixels, decode
 
 from host_tools.fakes import neopixel
+from mancala import profiles
+from mancala.hw.pixels import LAPS, SOUTH, WHITE, Pixels, decode
 
 
 def make(profile="pico_buttons", level=3, limit=None):

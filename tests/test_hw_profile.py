@@ -1,12 +1,12 @@
 """Board profiles: the reference builds pass; a bad one is reported, never a crash."""
 
 import pytest
-from mancala import app as A
-from mancala import profiles
-from mancala.profile import validate
 
 from host_tools.fakes import machine, neopixel
 from host_tools.fakes.board import SimBoard
+from mancala import app as A
+from mancala import profiles
+from mancala.profile import validate
 
 
 @pytest.mark.parametrize("name", profiles.NAMES)

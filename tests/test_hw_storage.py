@@ -1,9 +1,9 @@
 """Storage: atomic write-then-rename, checksums, power cut between any two writes."""
 
 import pytest
-from mancala.hw import storage as S
 
 from host_tools.fakes.memfs import MemFs, PowerCut
+from mancala.hw import storage as S
 
 
 def test_round_trip_and_canonical_checksum():

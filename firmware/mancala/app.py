@@ -65,7 +65,7 @@ ITEMS = (
     ("quick", S_STORE, (0, 255, 210)),
 )
 DEFAULTS = {"variant": "kalah", "opponent": 2, "starter": 0, "coaching": 1, "hints": 3,
-            "brightness": 1, "quick": 0}
+            "brightness": 1, "quick": 0}  # type: dict
 
 
 def _log_exc(log, e):
@@ -73,9 +73,8 @@ def _log_exc(log, e):
     if pe is not None:
         pe(e)
     else:
-        import traceback
-
-        traceback.print_exception(type(e), e, e.__traceback__)
+        tb = __import__("traceback")  # CPython
+        tb.print_exception(type(e), e, e.__traceback__)
     log("error: %r" % (e,))
 
 
@@ -106,6 +105,10 @@ class App:
         self.strict = strict
         self.spans = profile["leds"]
         self.single = self.spans[0][1] == 1
+        n = 0
+        for span in self.spans:
+            n += span[1]
+        self.covers = n == profile["led_count"]  # the pits' LEDs are the whole chain
         self.rng = _Rng(clock.now() if seed is None else seed)
         self.engine = None
         self.game = None
@@ -629,7 +632,8 @@ class App:
         px = self.px
         el = self.clock.diff(now, self.t_mode)
         phase = (el // self.BLINK_MS) & 1
-        px.clear()
+        if not (self.covers and mode >= SELECT and mode <= OVER_):
+            px.clear()  # (a game frame draws every LED)
         if mode == BOOT:
             self.draw_boot(el)
         elif mode == MENU:
@@ -861,6 +865,16 @@ def pick_profile(profile=None):
     return profiles.load(profile)
 
 
+def make_sensors(p, machine):
+    """The profile's pit sensors: GPIO switches or hall sensors behind the mux."""
+    if p["sensor"] == "gpio":
+        pins = [machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in p["pit_pins"]]
+        return P.GpioSensors(pins)
+    sel = [machine.Pin(n, machine.Pin.OUT) for n in p["mux_select"]]
+    adc = machine.ADC(machine.Pin(p["mux_adc"]))
+    return P.MuxSensors(sel, adc, p["mux_channels"], p["hall_threshold"], p["hall_hysteresis"])
+
+
 def build(profile, machine, neopixel, clock, fs=None, engine_cls=None, log=print, seed=None,
           strict=False):
     """The App for `profile` on these `machine`/`neopixel` modules (or an ErrorBoard)."""
@@ -881,14 +895,7 @@ def build(profile, machine, neopixel, clock, fs=None, engine_cls=None, log=print
         return ErrorBoard(errs, status, clock, log)
     try:
         p = profile
-        if p["sensor"] == "gpio":
-            pins = [machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in p["pit_pins"]]
-            sensors = P.GpioSensors(pins)
-        else:
-            sel = [machine.Pin(n, machine.Pin.OUT) for n in p["mux_select"]]
-            adc = machine.ADC(machine.Pin(p["mux_adc"]))
-            sensors = P.MuxSensors(sel, adc, p["mux_channels"], p["hall_threshold"],
-                                   p["hall_hysteresis"])
+        sensors = make_sensors(p, machine)
         np = neopixel.NeoPixel(machine.Pin(p["led_pin"], machine.Pin.OUT), p["led_count"])
         px = Pixels(np, p["leds"], p["led_count"], p["ma_per_channel"], p["idle_ma_per_led"],
                     p["current_limit_ma"], p["brightness_levels"])

@@ -34,7 +34,7 @@ def validate(p):
     if top is None:
         errs.append("mcu must be one of rp2040, esp32, got %r" % (p["mcu"],))
         top = 39
-    used = {}
+    used = {}  # type: dict
 
     def pin(key, v):
         if not _is_int(v) or not 0 <= v <= top:
@@ -93,12 +93,12 @@ def validate(p):
             if n and a + c > n:
                 errs.append("leds[%d] = %r runs past led_count %d" % (i, span, n))
                 continue
-            for k in range(a, a + c):
-                if n and taken[k]:
-                    errs.append("leds[%d]: LED %d is also used by another pit" % (i, k))
+            for led in range(a, a + c):
+                if n and taken[led]:
+                    errs.append("leds[%d]: LED %d is also used by another pit" % (i, led))
                     break
                 if n:
-                    taken[k] = 1
+                    taken[led] = 1
     for k in ("ma_per_channel", "idle_ma_per_led", "current_limit_ma"):
         if not _is_int(p[k]) or p[k] < 0:
             errs.append("%s must be a whole number of mA >= 0" % k)

@@ -7,9 +7,10 @@ try:
     _ticks_diff = time.ticks_diff
     _sleep_ms = time.sleep_ms
 except AttributeError:  # CPython
+    _monotonic = time.monotonic  # type: ignore[attr-defined]
 
     def _ticks_ms():
-        return int(time.monotonic() * 1000) & 0x3FFFFFFF
+        return int(_monotonic() * 1000) & 0x3FFFFFFF
 
     def _ticks_diff(a, b):
         d = (a - b) & 0x3FFFFFFF

@@ -90,8 +90,18 @@ class Pixels:
     def fill(self, index, c, div=1):
         """Every LED of pit/store `index` in colour c (at 1/div intensity)."""
         first, count = self.spans[index]
-        for i in range(first, first + count):
-            self.led_dim(i, c, div)
+        self.run(first, count, c[0] // div, c[1] // div, c[2] // div)
+
+    def run(self, i, n, r, g, b):
+        """LEDs i .. i+n-1 in colour (r, g, b)."""
+        f = self.frame
+        j = 3 * i
+        end = j + 3 * n
+        while j < end:
+            f[j] = r
+            f[j + 1] = g
+            f[j + 2] = b
+            j += 3
 
     def count(self, index, c, bg=None):
         """Show count c on pit/store `index` (legend above); bg: the dim background."""
@@ -113,15 +123,17 @@ class Pixels:
             r = c - k * n
             if k >= len(laps):  # beyond the legend: the last lap, full
                 k, r = len(laps) - 1, n
-        for i in range(n):
-            if i < r:
-                self.led(first + i, laps[k])
-            elif k > 0:
-                self.led(first + i, laps[k - 1])
+        if r:
+            col = laps[k]
+            self.run(first, r, col[0], col[1], col[2])
+        if r < n:
+            if k > 0:
+                col = laps[k - 1]
+                self.run(first + r, n - r, col[0], col[1], col[2])
             elif bg is None:
-                self.led(first + i, OFF)
+                self.run(first + r, n - r, 0, 0, 0)
             else:
-                self.led_dim(first + i, bg, BG_DIV)
+                self.run(first + r, n - r, bg[0] // BG_DIV, bg[1] // BG_DIV, bg[2] // BG_DIV)
 
     def dot(self, index, pos, c, div=1):
         """One LED of a pit (pos wraps round its span)."""
@@ -133,9 +145,7 @@ class Pixels:
     def show(self):
         """Scale the frame into the chain's buffer (brightness, current budget); write."""
         f = self.frame
-        total = 0
-        for v in f:
-            total += v
+        total = sum(f)
         s = self.levels[self.level]
         # estimated mA = total * s / 255 * ma / 255 must stay <= budget
         if total and total * s * self.ma > self.budget * 65025:
@@ -185,8 +195,8 @@ def decode(buf, spans, order=(1, 0, 2, 3)):
     for v in buf:
         if v > top:
             top = v
-    counts = []
-    bgs = []
+    counts = []  # type: list
+    bgs = []  # type: list
     ro, go, bo = order[0], order[1], order[2]
     for first, n in spans:
         best_lap = 0
