@@ -365,3 +365,24 @@ def test_firmware_error_never_stops_the_board():
     del b.app.on_event
     assert b.mode() == "select" and b.app.game.ply == 1
     assert b.counts() == shown_counts(b, b.app.game.pos)
+
+
+def test_run_confirms_the_boot_after_healthy_loop_turns(monkeypatch):
+    b = board(variant="kalah", opponent=0)
+    calls = []
+
+    class Done(BaseException):
+        pass
+
+    def sleep(ms):
+        b.clock.advance(max(ms, 0))
+        if b.clock.now() > 5000:
+            raise Done()
+
+    monkeypatch.setattr(A, "confirm_boot", lambda: calls.append(b.clock.now()))
+    b.app.clock.sleep = sleep
+    try:
+        b.app.run()
+    except Done:
+        pass
+    assert len(calls) == 1

@@ -51,6 +51,8 @@ def test_brightness_levels_scale_the_frame():
     px.show()
     low = max(np.buf)
     px.set_level(3)
+    px.clear()
+    px.count(0, 3)
     px.show()
     assert max(np.buf) == 255 and low == p["brightness_levels"][0]
 

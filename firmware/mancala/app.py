@@ -45,11 +45,16 @@ ANIMATED = ((1 << BOOT) | (1 << THINK) | (1 << SHOW) | (1 << ANIM) | (1 << BLUND
 MODE_NAMES = ("boot", "menu", "select", "sow", "think", "show", "anim", "grade", "blunder",
               "over", "sensor_test", "led_test", "error")
 
+# Set by the device's main.py (A/B slots): called once the loop has run healthily.
+confirm_boot = None
+
 STORES = (1 << S_STORE) | (1 << N_STORE)
 TAKEBACK = ((1 << 0) | (1 << 5), (1 << 7) | (1 << 12))
 HINT = ((1 << 2) | (1 << 3), (1 << 9) | (1 << 10))
 SIDE_COLOURS = (SOUTH, NORTH)
-GRADE_COLOURS = ((0, 255, 40), (0, 255, 210), (255, 170, 90), (255, 210, 0), (255, 70, 0),
+# best green, excellent sky blue, good white, inaccuracy lime, mistake amber, blunder red
+# (none of them a count colour, so a graded pit never reads as a count)
+GRADE_COLOURS = ((0, 255, 110), (0, 200, 255), (255, 255, 255), (200, 255, 0), (255, 140, 0),
                  (255, 0, 0))
 
 VARIANT_CHOICES = ("ranok", "mangala", "kalah", "oware", "kalah3", "kalah6")
@@ -306,9 +311,14 @@ class App:
 
     def run(self):
         clock = self.clock
+        turns = 0
         while True:
             t = clock.now()
             self.tick()
+            if turns < 50:
+                turns += 1
+                if turns == 50 and confirm_boot is not None:
+                    confirm_boot()  # a second of healthy loop turns: keep this version
             clock.sleep(self.FRAME_MS - clock.diff(clock.now(), t))
 
     # -- events ------------------------------------------------------------------
@@ -632,8 +642,8 @@ class App:
         px = self.px
         el = self.clock.diff(now, self.t_mode)
         phase = (el // self.BLINK_MS) & 1
-        if not (self.covers and mode >= SELECT and mode <= OVER_):
-            px.clear()  # (a game frame draws every LED)
+        px.begin(not (self.covers and mode >= SELECT and mode <= OVER_))  # a game frame
+        # draws every LED: nothing to clear
         if mode == BOOT:
             self.draw_boot(el)
         elif mode == MENU:

@@ -1,10 +1,10 @@
 """The NeoPixel chain: count encoding, brightness levels and a current budget.
 
 Works over any object with a NeoPixel-like `buf` (bytearray, 3 bytes a LED in
-the order given by its `ORDER`, GRB for WS2812) and `write()`.  Frames are drawn
-at full intensity into `self.frame` (RGB), then `show()` scales every byte by the
-brightness level, lowered further if the estimated current of the frame would
-pass the profile's limit, into the chain's buffer.  Nothing is allocated per
+the order given by its `ORDER`, GRB for WS2812) and `write()`.  Colours are
+given at full intensity and written straight into the chain's buffer scaled to
+the brightness level; `show()` lowers a frame further, in place, if its
+estimated current would pass the profile's limit.  Nothing is allocated per
 frame.
 
 Count legend (docs/PLAYER_GUIDE.md): a pit or store with n LEDs shows a count c
@@ -45,63 +45,81 @@ BACKGROUNDS = (("south", SOUTH), ("north", NORTH), ("red", RED), ("green", GREEN
 
 
 class Pixels:
+    """Draws straight into the chain's buffer, scaled by the brightness level
+    through a 256-byte table; `show()` checks the frame's estimated current
+    (summed while drawing) and only an over-budget frame is rescaled in place."""
+
     def __init__(self, np, spans, led_count, ma_per_channel=20, idle_ma_per_led=1,
                  current_limit_ma=2000, levels=(24, 64, 128, 255), level=1):
         self.np = np
         self.spans = spans
         self.n = led_count
-        self.frame = bytearray(3 * led_count)  # RGB at full intensity
         self.buf = np.buf
         order = getattr(np, "ORDER", (1, 0, 2, 3))
         self.o_r, self.o_g, self.o_b = order[0], order[1], order[2]
         self.ma = ma_per_channel
         self.budget = current_limit_ma - idle_ma_per_led * led_count
         self.levels = levels
-        self.level = level
-        self.table = bytearray(256)  # byte -> scaled byte, for the current scale
+        self.level = level if 0 <= level < len(levels) else 0
+        self.table = bytearray(256)  # full-intensity byte -> byte at the level
+        self.table2 = bytearray(256)  # level byte -> byte within the budget
         self.scale = -1
+        self.total = 0  # sum of the frame's channels at full intensity
         self.last_scale = 0
+        self._use(levels[self.level])
+
+    def _use(self, s):
+        if s != self.scale:
+            t = self.table
+            for v in range(256):
+                t[v] = v * s // 255
+            self.scale = s
 
     def set_level(self, level):
         if 0 <= level < len(self.levels):
             self.level = level
+            self._use(self.levels[level])
 
-    # -- drawing (into self.frame) ---------------------------------------------
+    # -- drawing (into the chain's buffer) -----------------------------------------
 
-    def clear(self):
-        f = self.frame
-        for i in range(len(f)):
-            f[i] = 0
+    def begin(self, whole=True):
+        """Start a frame; whole=False: the caller draws every LED (no clearing)."""
+        self.total = 0
+        self._use(self.levels[self.level])
+        if whole:
+            b = self.buf
+            for i in range(len(b)):
+                b[i] = 0
+
+    clear = begin
+
+    def run(self, i, n, r, g, b):
+        """LEDs i .. i+n-1 in colour (r, g, b) (full-intensity values)."""
+        self.total += n * (r + g + b)
+        t = self.table
+        r = t[r]
+        g = t[g]
+        b = t[b]
+        buf = self.buf
+        ro, go, bo = self.o_r, self.o_g, self.o_b
+        j = 3 * i
+        end = j + 3 * n
+        while j < end:
+            buf[j + ro] = r
+            buf[j + go] = g
+            buf[j + bo] = b
+            j += 3
 
     def led(self, i, c):
-        f = self.frame
-        j = 3 * i
-        f[j] = c[0]
-        f[j + 1] = c[1]
-        f[j + 2] = c[2]
+        self.run(i, 1, c[0], c[1], c[2])
 
     def led_dim(self, i, c, div):
-        f = self.frame
-        j = 3 * i
-        f[j] = c[0] // div
-        f[j + 1] = c[1] // div
-        f[j + 2] = c[2] // div
+        self.run(i, 1, c[0] // div, c[1] // div, c[2] // div)
 
     def fill(self, index, c, div=1):
         """Every LED of pit/store `index` in colour c (at 1/div intensity)."""
         first, count = self.spans[index]
         self.run(first, count, c[0] // div, c[1] // div, c[2] // div)
-
-    def run(self, i, n, r, g, b):
-        """LEDs i .. i+n-1 in colour (r, g, b)."""
-        f = self.frame
-        j = 3 * i
-        end = j + 3 * n
-        while j < end:
-            f[j] = r
-            f[j + 1] = g
-            f[j + 2] = b
-            j += 3
 
     def count(self, index, c, bg=None):
         """Show count c on pit/store `index` (legend above); bg: the dim background."""
@@ -143,38 +161,27 @@ class Pixels:
     # -- output ----------------------------------------------------------------
 
     def show(self):
-        """Scale the frame into the chain's buffer (brightness, current budget); write."""
-        f = self.frame
-        total = sum(f)
-        s = self.levels[self.level]
+        """Keep the frame under the current budget, then write it to the chain."""
+        s = self.scale
+        total = self.total  # (LEDs drawn twice count twice: the estimate errs high)
         # estimated mA = total * s / 255 * ma / 255 must stay <= budget
         if total and total * s * self.ma > self.budget * 65025:
-            s = (self.budget * 65025) // (total * self.ma)
-            if s < 0:
-                s = 0
-        if s != self.scale:
-            t = self.table
+            s2 = (self.budget * 65025) // (total * self.ma)
+            if s2 < 0:
+                s2 = 0
+            t = self.table2
             for v in range(256):
-                t[v] = v * s // 255
-            self.scale = s
+                t[v] = v * s2 // s if s else 0
+            b = self.buf
+            for i in range(len(b)):
+                b[i] = t[b[i]]
+            s = s2
         self.last_scale = s
-        t = self.table
-        b = self.buf
-        ro, go, bo = self.o_r, self.o_g, self.o_b
-        j = 0
-        for i in range(0, len(f), 3):
-            b[j + ro] = t[f[i]]
-            b[j + go] = t[f[i + 1]]
-            b[j + bo] = t[f[i + 2]]
-            j += 3
         self.np.write()
 
     def estimate_ma(self, idle_ma_per_led=1):
         """Estimated current of what the chain shows now (for tests and the sim)."""
-        total = 0
-        for v in self.buf:
-            total += v
-        return total * self.ma / 255 + idle_ma_per_led * self.n
+        return sum(self.buf) * self.ma / 255 + idle_ma_per_led * self.n
 
 
 # -- reading a frame back (simulator, tests): what a person sees -----------------
