@@ -92,7 +92,7 @@ def _run():
     timer = None
     try:
         from mancala import app
-        app.confirm_boot = confirm_boot
+        app.confirm_boot = confirm_boot  # type: ignore[assignment]  # the app calls it once healthy
         if trial:
             timer = _arm_timer()
         app.main()
