@@ -303,7 +303,7 @@ class Board:
         from mpremote.transport_serial import SerialTransport
 
         self.port = port
-        if not port.startswith(("socket://", "rfc2217://")) and not os.path.exists(port):
+        if port.startswith("/") and not os.path.exists(port):  # (COM3 on Windows is no path)
             raise DeployError("no board found at %s: is it plugged in?" % port)
         try:
             self.t = SerialTransport(port, baudrate=115200, timeout=timeout)
