@@ -386,3 +386,34 @@ def test_run_confirms_the_boot_after_healthy_loop_turns(monkeypatch):
     except Done:
         pass
     assert len(calls) == 1
+
+
+OWARE_REPEATS = ("oware 5 4 3 3 4 2 5 1 1 2 5 5 3 4 5 3 1 4 3 5 2 3 6 4 1 6 4 1 6 4 2 6 5 3 1 5 3 "
+                 "5 1 3 2 6 3 4 4 4 5 1 6 2 5 4 3 5 1 3 3 4 5 6 3 5 5 1 4 1 6 5 5 3 2 1 6 1 3 5 4 "
+                 "6 1 2 5 5 1 6 6 1 1 3 2 4 1 2 3 3 2 4 3 6 4 5 5 1 6 6 1 1 2 2 3 3 4 4 5 5 6")
+
+
+def test_repetition_ends_the_game_on_the_board():
+    from host_tools.fakes.memfs import MemFs
+    from mancala.game import END_REPETITION
+    from mancala.hw.storage import Storage
+    from mancala.notation import parse_record
+
+    words = OWARE_REPEATS.split()
+    fs = MemFs()
+    Storage(fs).save("game.json", {"record": " ".join(words[:-1]), "number": 7, "human": 3,
+                                   "level": 0, "hints": 3})
+    b = board(fs=fs, variant="oware", opponent=0)
+    b.run(200)
+    assert b.mode() == "select" and b.app.game.ply == len(words) - 2
+    g = b.app.game
+    frames = []
+    b.app.on_frame = lambda app: frames.append(b.frame())
+    b.play_move(g.side * 7 + int(words[-1]) - 1)
+    assert b.until(("over",), 5000)
+    assert b.app.game.end == END_REPETITION
+    b.run(1000)
+    final = parse_record(OWARE_REPEATS).pos
+    assert b.counts()[6] == final[6] and b.counts()[13] == final[13]
+    assert any(f["mode"] == "over" and f["bg"][0] == "amber" for f in frames)  # distinct end
+    assert b.app.store.read_game(7) == OWARE_REPEATS

@@ -93,7 +93,7 @@ class App:
     GRADE_MS = 1200  # the grade colour
     SHOW_MS = 1500  # quick mode: the computer's pit blinks this long
     BOOT_BLINK_MS = 300  # one blink of a boot error code
-    SLICE = 256  # engine nodes per loop turn
+    SLICE = 16  # engine nodes per loop turn (about 25 ms on a Pico: pits stay live)
     COACH_NODES = 1500  # nodes the coach spends grading a move
     LED_TEST_STEP_MS = 600
 
@@ -458,11 +458,13 @@ class App:
         self.anim_side = mover
         self.save_game()
         self.grade = None
+        self.set_mode(ANIM)
         if self.human(mover) and self.settings["coaching"] and self.engine is not None:
+            self.dirty = True
+            self.render()  # the sown board stays on show while the coach thinks
             self.grade = self.engine.grade(self.before, self.sow_pit, nodes=self.COACH_NODES)
-        if self.flags or g.end:
-            self.set_mode(ANIM)
-        else:
+            self.t_mode = self.clock.now()
+        if not (self.flags or g.end):
             self.after_anim()
 
     def after_anim(self):
@@ -517,7 +519,7 @@ class App:
             self.no(HINT[g.side])
             return
         self.meta["hints"] -= 1
-        self.hint_pit = g.side * 7 + self.engine.hint(g.pos)
+        self.hint_pit = g.side * 7 + self.engine.hint(g.pos)  # (blocks: ~1-2 s on a Pico)
         self.save_game()
         self.dirty = True
 
