@@ -140,6 +140,17 @@ class Rules:
         return SOUTH if s > n else NORTH if n > s else -1
 
 
+def sow(pos, paths, side, pit):
+    """Empty the pit and drop its stones along its path; returns the last index."""
+    origin = side * 7 + pit
+    n = pos[origin]
+    pos[origin] = 0
+    path = paths[side * 6 + pit]
+    for i in range(n):
+        pos[path[i]] += 1
+    return path[n - 1]
+
+
 def row_empty(pos, base):
     return not (pos[base] or pos[base + 1] or pos[base + 2] or pos[base + 3]
                 or pos[base + 4] or pos[base + 5])
@@ -182,13 +193,7 @@ class Kalah(Rules):
     def move(self, pos, pit):
         side = pos[SIDE]
         own = side * 7
-        origin = own + pit
-        n = pos[origin]
-        pos[origin] = 0
-        path = self.paths[side * 6 + pit]
-        for i in range(n):
-            pos[path[i]] += 1
-        last = path[n - 1]
+        last = sow(pos, self.paths, side, pit)
         store = own + 6
         flags = 0
         if last == store:
@@ -281,13 +286,7 @@ class Ranok(Rules):
     def _sow(self, pos, side, pit):
         """Sow and capture; no end-of-game rule.  Returns the capture flags."""
         own = side * 7
-        origin = own + pit
-        n = pos[origin]
-        pos[origin] = 0
-        path = self.paths[side * 6 + pit]
-        for i in range(n):
-            pos[path[i]] += 1
-        last = path[n - 1]
+        last = sow(pos, self.paths, side, pit)
         opp = 7 - own
         if not opp <= last < opp + 6:
             return 0
@@ -373,13 +372,7 @@ class Oware(Rules):
     def move(self, pos, pit):
         side = pos[SIDE]
         own = side * 7
-        origin = own + pit
-        n = pos[origin]
-        pos[origin] = 0
-        path = self.paths[side * 6 + pit]
-        for i in range(n):
-            pos[path[i]] += 1
-        last = path[n - 1]
+        last = sow(pos, self.paths, side, pit)
         opp = 7 - own
         flags = 0
         if opp <= last < opp + 6:
