@@ -54,7 +54,7 @@ def test_analyse_record(tmp_path, capsys):
         assert (m[4] == "best") == (m[5] == "0")
 
 
-def test_analyse_grades_a_blunder_like_the_engine(tmp_path):
+def test_analyse_losses_match_the_engine_grade(tmp_path):
     from mancala.engine import Engine
     from mancala.notation import parse_record
 
