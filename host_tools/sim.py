@@ -282,8 +282,11 @@ def parse_args(argv=None):
 
     ap = argparse.ArgumentParser(prog="python -m host_tools.sim", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    from mancala import profiles
+
     ap.add_argument("--profile", default="pico_buttons",
-                    help="board profile (pico_buttons, pico_hall, esp32, pico_cheap)")
+                    choices=profiles.NAMES + tuple(n.replace("_", "-") for n in profiles.NAMES),
+                    help="board profile")
     ap.add_argument("--variant", choices=VARIANTS + ("kalah3", "kalah5", "kalah6"),
                     help="variant set in the menu")
     ap.add_argument("--level", choices=LEVEL_NAMES[1:], help="the computer's level")

@@ -417,3 +417,18 @@ def test_repetition_ends_the_game_on_the_board():
     assert b.counts()[6] == final[6] and b.counts()[13] == final[13]
     assert any(f["mode"] == "over" and f["bg"][0] == "amber" for f in frames)  # distinct end
     assert b.app.store.read_game(7) == OWARE_REPEATS
+
+
+def test_presses_during_an_animation_flash_red_and_change_nothing():
+    b = board(variant="kalah", opponent=0)
+    start(b)
+    b.tap("S3")
+    for _ in range(3):
+        b.tap(b.target())
+    b.press(b.target())  # the last stone: into the store, an extra turn
+    b.run(60)
+    b.release("SS")
+    b.run(60)
+    assert b.mode() == "anim"
+    flashes_red(b, index("N2"), lambda: b.tap("N2"))
+    assert b.until(("select",), 3000) and b.app.game.side == 0 and b.app.game.ply == 1
