@@ -27,6 +27,8 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if os.path.join(ROOT, "firmware") not in sys.path:  # this checkout's firmware, not another's
+    sys.path.insert(0, os.path.join(ROOT, "firmware"))
 KEYS_S = "asdfgh"
 KEYS_N = "ytrewq"  # N1..N6 (N1 is on the right, facing S6)
 LEVEL_NAMES = ("person", "beginner", "amateur", "strong", "master")

@@ -925,10 +925,12 @@ def build(profile, machine, neopixel, clock, fs=None, engine_cls=None, log=print
 def main(profile=None, machine=None, neopixel=None, clock=None, fs=None, engine_cls=None,
          log=print, seed=None, run=True):
     """Device entry (firmware/main.py calls main()); the PC injects its fakes."""
-    if machine is None:
-        import machine
-    if neopixel is None:
-        import neopixel
+    if machine is None or neopixel is None:
+        from mancala.hw import device_modules
+
+        m, n = device_modules()
+        machine = machine or m
+        neopixel = neopixel or n
     if clock is None:
         from mancala.hw.clock import Clock
 
