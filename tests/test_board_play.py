@@ -181,10 +181,17 @@ def test_takeback_while_sowing_and_while_thinking():
 
 def test_hints_are_counted_and_shown():
     b = board(variant="kalah", opponent=0, hints=1)
+    b.app.SLICE = 4  # a slow device: the hint takes many loop turns
     start(b)
     b.chord(("S3", "S4"))
+    assert b.app.hinting and b.app.meta["hints"] == 0
+    stores = set()
+    while b.app.hinting:  # the South store blinks green while the coach searches
+        b.run(60)
+        stores.add(b.decoded()[1][6])
+    assert "green" in stores
     hp = b.app.hint_pit
-    assert 0 <= hp < 6 and b.app.meta["hints"] == 0
+    assert 0 <= hp < 6 and b.app.game.pos[15] >> hp & 1
     seen = set()
     for _ in range(10):
         b.run(60)
@@ -432,3 +439,14 @@ def test_presses_during_an_animation_flash_red_and_change_nothing():
     assert b.mode() == "anim"
     flashes_red(b, index("N2"), lambda: b.tap("N2"))
     assert b.until(("select",), 3000) and b.app.game.side == 0 and b.app.game.ply == 1
+
+
+def test_playing_while_the_hint_searches_cancels_it():
+    b = board(variant="oware", opponent=0, hints=3)
+    b.app.SLICE = 1
+    start(b)
+    b.chord(("S3", "S4"))
+    assert b.app.hinting
+    b.play_move(index("S1"))
+    assert not b.app.hinting and b.app.hint_pit == -1 and b.app.game.ply == 1
+    assert b.app.meta["hints"] == 2

@@ -127,6 +127,7 @@ class App:
         self.blink_mask = 0  # pits blinking their changed count after a takeback
         self.t_blink = 0
         self.hint_pit = -1
+        self.hinting = False
         self.sow_side = 0
         self.sow_pit = 0
         self.sow_path = b""
@@ -257,6 +258,9 @@ class App:
         self.dirty = True
 
     def set_mode(self, mode):
+        if self.hinting:  # anything that moves on cancels a hint still searching
+            self.hinting = False
+            self.engine.stop()
         self.mode = mode
         self.t_mode = self.clock.now()
         self.dirty = True
@@ -518,9 +522,14 @@ class App:
         if self.meta["hints"] <= 0:
             self.no(HINT[g.side])
             return
+        if self.hinting:
+            return
         self.meta["hints"] -= 1
-        self.hint_pit = g.side * 7 + self.engine.hint(g.pos)  # (blocks: ~1-2 s on a Pico)
         self.save_game()
+        # a master search, a slice per loop turn (the pits stay live); the mover's
+        # store blinks green until the hinted pit lights
+        self.engine.start(g.pos, level=3, clock=self.clock.now)
+        self.hinting = True
         self.dirty = True
 
     def toggle_menu(self):
@@ -601,6 +610,11 @@ class App:
         elif mode == THINK:
             if self.engine is None or self.engine.step(self.SLICE):
                 self.computer_moves()
+        elif mode == SELECT:
+            if self.hinting and self.engine.step(self.SLICE):
+                self.hinting = False
+                self.hint_pit = self.game.side * 7 + self.engine.best_move
+                self.dirty = True
         elif mode == SOW:
             if self.settings["quick"] and el >= self.QUICK_MS:
                 self.drop_stone()
@@ -634,7 +648,7 @@ class App:
     def render(self):
         mode = self.mode
         animating = ANIMATED >> mode & 1 or self.flash or self.blink_mask or \
-            self.hint_pit >= 0 or self.show_count_pit >= 0
+            self.hint_pit >= 0 or self.show_count_pit >= 0 or self.hinting
         now = self.clock.now()
         if not (self.dirty or animating and
                 self.clock.diff(now, self.t_frame) >= self.ANIM_FRAME_MS):
@@ -740,6 +754,9 @@ class App:
                     px.fill(i, GREEN)
                     continue
             px.count(i, shown[i], bg)
+        if self.hinting and phase:
+            st = side * 7 + 6
+            px.count(st, shown[st], GREEN)
         if mode == SOW:
             tgt = self.sow_path[self.sow_i]
             px.count(tgt, shown[tgt], WHITE)
