@@ -259,8 +259,18 @@ def test_starter_by_lot_uses_both_sides():
     assert sides == {0, 1}
 
 
-class BlunderEngine(Engine):
-    """The real engine, except that every move it grades is a blunder (threat: pit 3)."""
+class BlunderEngine:
+    """The real engine, except that every move it grades is a blunder (threat: pit 3);
+    without the internals the board's sliced grading needs, so it calls grade()."""
+
+    def __init__(self, rules, tt_bits=12, seed=0):
+        self.rules = rules
+        self.e = Engine(rules, tt_bits, seed)
+
+    def __getattr__(self, name):
+        if name in ("force", "first_score"):
+            raise AttributeError(name)
+        return getattr(self.e, name)
 
     def grade(self, pos, pit, nodes=None):
         return 5, 9, 2
@@ -450,3 +460,35 @@ def test_playing_while_the_hint_searches_cancels_it():
     b.play_move(index("S1"))
     assert not b.app.hinting and b.app.hint_pit == -1 and b.app.game.ply == 1
     assert b.app.meta["hints"] == 2
+
+
+@pytest.mark.parametrize("variant", ["kalah", "oware", "ranok", "mangala"])
+def test_sliced_coach_grades_exactly_like_engine_grade(variant):
+    from mancala.game import Game
+
+    b = board(variant=variant, opponent=0, coaching=1)
+    start(b)
+    app = b.app
+    rules = app.game.rules
+    rng = random.Random(variant)
+    seen = set()
+    for _ in range(6):
+        g = Game(rules)
+        for _ in range(rng.randrange(2, 20)):
+            if g.over:
+                break
+            g.play(rng.choice([k for k in range(6) if g.pos[15] >> k & 1]))
+        if g.over:
+            continue
+        for pit in [k for k in range(6) if g.pos[15] >> k & 1]:
+            app.before[:] = g.pos
+            app.sow_pit = pit
+            app.start_grade()
+            while not app.engine.step(7):
+                pass
+            app.finish_grade()
+            sliced = app.grade
+            want = app.engine.grade(bytes(g.pos), pit, nodes=app.COACH_NODES)
+            assert tuple(sliced) == tuple(want), (list(g.pos), pit)
+            seen.add(sliced[0])
+    assert len(seen) >= 2  # not all "best"

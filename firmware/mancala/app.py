@@ -128,6 +128,7 @@ class App:
         self.t_blink = 0
         self.hint_pit = -1
         self.hinting = False
+        self.grading = False
         self.sow_side = 0
         self.sow_pit = 0
         self.sow_path = b""
@@ -258,9 +259,11 @@ class App:
         self.dirty = True
 
     def set_mode(self, mode):
-        if self.hinting:  # anything that moves on cancels a hint still searching
+        if self.hinting or self.grading:  # moving on cancels a search still running
             self.hinting = False
+            self.grading = False
             self.engine.stop()
+            self.engine.force = -1
         self.mode = mode
         self.t_mode = self.clock.now()
         self.dirty = True
@@ -464,12 +467,50 @@ class App:
         self.grade = None
         self.set_mode(ANIM)
         if self.human(mover) and self.settings["coaching"] and self.engine is not None:
-            self.dirty = True
-            self.render()  # the sown board stays on show while the coach thinks
-            self.grade = self.engine.grade(self.before, self.sow_pit, nodes=self.COACH_NODES)
-            self.t_mode = self.clock.now()
-        if not (self.flags or g.end):
+            self.start_grade()
+        if not (self.flags or g.end or self.grading):
             self.after_anim()
+
+    # The coach grades in slices like any search (the pits stay live): it is
+    # Engine.grade() taken apart, checked against it in tests/test_board_play.py.
+    def start_grade(self):
+        e = self.engine
+        if not (hasattr(e, "force") and hasattr(e, "first_score")):
+            self.grade = e.grade(self.before, self.sow_pit, nodes=self.COACH_NODES)
+            return
+        e.force = self.sow_pit
+        e.start(self.before, nodes=self.COACH_NODES, clock=self.clock.now)
+        self.grading = True
+
+    def finish_grade(self):
+        from mancala import engine as E
+
+        e = self.engine
+        e.force = -1
+        self.grading = False
+        pit = self.sow_pit
+        if e.best_move == pit or e.depth == 0:
+            self.grade = (0, 0, -1)
+            return
+        loss = e.qscore - e.first_score
+        if loss <= 0:
+            self.grade = (0, 0, -1)
+            return
+        stones = (loss + E.SCALE // 2) // E.SCALE
+        g = 5
+        for i in range(4):
+            if stones <= E.GRADE_LIMITS[i]:
+                g = i + 1
+                break
+        threat = -1
+        if g == 5:
+            child = bytearray(self.before)
+            self.game.rules.move(child, pit)
+            if child[MASK] and child[SIDE] != self.before[SIDE]:
+                threat = e._tt_move(child)
+                if threat < 0:
+                    threat = e.search(child, nodes=self.COACH_NODES // 4 + 1)
+        self.grade = (g, stones, threat)
 
     def after_anim(self):
         self.refresh()
@@ -622,7 +663,9 @@ class App:
             if self.settings["quick"] and el >= self.SHOW_MS:
                 self.start_sow()
         elif mode == ANIM:
-            if el >= self.ANIM_MS:
+            if self.grading and self.engine.step(self.SLICE):
+                self.finish_grade()
+            if not self.grading and (el >= self.ANIM_MS or not (self.flags or self.game.end)):
                 self.after_anim()
         elif mode == GRADE:
             if el >= self.GRADE_MS:
