@@ -200,79 +200,105 @@ def draw(board, out, message=""):
     out.flush()
 
 
+class TerminalClock:
+    """The real clock; while the firmware's loop sleeps, the terminal is served:
+    keys become pit presses on the fake pins, new LED frames are drawn."""
+
+    def __init__(self):
+        from mancala.hw.clock import Clock
+
+        self.clock = Clock()
+        self.idle = None
+
+    def now(self):
+        return self.clock.now()
+
+    def diff(self, a, b):
+        return self.clock.diff(a, b)
+
+    def sleep(self, ms):
+        if self.idle is not None:
+            self.idle()
+        self.clock.sleep(ms)
+
+
+class Quit(Exception):
+    pass
+
+
 def interactive(args):
     import termios
     import tty
 
     from host_tools.fakes.board import index
-    from mancala.hw.clock import Clock
 
-    board = make_board(args, clock=Clock(), log=lambda s: None)
+    clock = TerminalClock()
     msg = [""]
 
     def log(s):
         msg[0] = s
 
-    board.log = log
-    if hasattr(board.app, "log"):
-        board.app.log = log
+    board = make_board(args, clock=clock, log=log)
     fd = sys.stdin.fileno()
     old = termios.tcgetattr(fd)
     tty.setcbreak(fd)
     releases = []  # (time, pits)
     app = board.app
-    clock = board.clock
-    last_frame = -1
+    last_frame = [-1]
     out = sys.stdout
+
+    def serve():
+        now = clock.now()
+        while select.select([sys.stdin], [], [], 0)[0]:
+            ch = os.read(fd, 1).decode(errors="ignore")
+            if ch in ("\x1b", "\x03"):
+                raise Quit()
+            hold = 100
+            pits = None
+            low = ch.lower()
+            if low in KEYS_S:
+                pits = ["S%d" % (KEYS_S.index(low) + 1)]
+            elif low in KEYS_N:
+                pits = ["N%d" % (KEYS_N.index(low) + 1)]
+            elif ch == "j":
+                pits = ["SS"]
+            elif ch == "`":
+                pits = ["NS"]
+            elif ch == "u":
+                pits = ["S1", "S6"]
+            elif ch == "U":
+                pits = ["N1", "N6"]
+            elif ch == "i":
+                pits = ["S3", "S4"]
+            elif ch == "I":
+                pits = ["N3", "N4"]
+            elif ch == "o":
+                pits = ["SS", "NS"]
+            elif ch == "m":
+                pits, hold = ["SS", "NS"], 3000
+            if pits and ch.isupper() and ch.lower() in KEYS_S + KEYS_N:
+                hold = 1500
+            if pits:
+                for p in pits:
+                    board.press(index(p))
+                releases.append((now + hold, pits))
+        for item in list(releases):
+            if clock.diff(now, item[0]) >= 0:
+                for p in item[1]:
+                    board.release(index(p))
+                releases.remove(item)
+        fn = getattr(app, "frame_no", 0)
+        if fn != last_frame[0] and hasattr(app, "px"):
+            last_frame[0] = fn
+            draw(board, out, msg[0])
+
+    clock.idle = serve
     out.write("\x1b[?25l")
+    if not hasattr(app, "px"):  # a bad profile: the console says why
+        out.write("\r\n".join(board.lines) + "\r\n")
     try:
-        while True:
-            now = clock.now()
-            while select.select([sys.stdin], [], [], 0)[0]:
-                ch = os.read(fd, 1).decode(errors="ignore")
-                if ch in ("\x1b", "\x03"):
-                    return
-                hold = 100
-                pits = None
-                low = ch.lower()
-                if low in KEYS_S:
-                    pits = ["S%d" % (KEYS_S.index(low) + 1)]
-                elif low in KEYS_N:
-                    pits = ["N%d" % (KEYS_N.index(low) + 1)]
-                elif ch == "j":
-                    pits = ["SS"]
-                elif ch == "`":
-                    pits = ["NS"]
-                elif ch == "u":
-                    pits = ["S1", "S6"]
-                elif ch == "U":
-                    pits = ["N1", "N6"]
-                elif ch == "i":
-                    pits = ["S3", "S4"]
-                elif ch == "I":
-                    pits = ["N3", "N4"]
-                elif ch == "o":
-                    pits = ["SS", "NS"]
-                elif ch == "m":
-                    pits, hold = ["SS", "NS"], 3000
-                if pits and ch.isupper() and ch.lower() in KEYS_S + KEYS_N:
-                    hold = 1500
-                if pits:
-                    for p in pits:
-                        board.press(index(p))
-                    releases.append((now + hold, pits))
-            for item in list(releases):
-                if clock.diff(now, item[0]) >= 0:
-                    for p in item[1]:
-                        board.release(index(p))
-                    releases.remove(item)
-            app.tick()
-            fn = getattr(app, "frame_no", 0)
-            if fn != last_frame:
-                last_frame = fn
-                draw(board, out, msg[0])
-            clock.sleep(app.FRAME_MS if hasattr(app, "FRAME_MS") else 50)
-    except KeyboardInterrupt:
+        app.run()  # the firmware's main loop, as on the board
+    except (Quit, KeyboardInterrupt):
         pass
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, old)

@@ -983,7 +983,7 @@ def build(profile, machine, neopixel, clock, fs=None, engine_cls=None, log=print
 
 
 def main(profile=None, machine=None, neopixel=None, clock=None, fs=None, engine_cls=None,
-         log=print, seed=None, run=True):
+         log=print, seed=None, run=True, strict=False):
     """Device entry (firmware/main.py calls main()); the PC injects its fakes."""
     if machine is None or neopixel is None:
         from mancala.hw import device_modules
@@ -999,7 +999,7 @@ def main(profile=None, machine=None, neopixel=None, clock=None, fs=None, engine_
         prof = pick_profile(profile)
     except Exception as e:  # noqa: BLE001
         prof = {"error": str(e)}
-    board = build(prof, machine, neopixel, clock, fs, engine_cls, log, seed)
+    board = build(prof, machine, neopixel, clock, fs, engine_cls, log, seed, strict)
     if run:
         board.run()
     return board

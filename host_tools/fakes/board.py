@@ -55,8 +55,9 @@ class SimBoard:
 
             fs = MemFs()
         self.fs = fs
-        self.app = A.build(profile, machine, neopixel, self.clock, fs, engine_cls, self.log,
-                           seed, strict)
+        # the firmware's own entry point, on the fakes (run=False: we turn its loop)
+        self.app = A.main(profile, machine, neopixel, self.clock, fs, engine_cls, self.log,
+                          seed, run=False, strict=strict)
         self.np = neopixel.last
 
     # -- the physical side ---------------------------------------------------------
