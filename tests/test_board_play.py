@@ -492,3 +492,30 @@ def test_sliced_coach_grades_exactly_like_engine_grade(variant):
             assert tuple(sliced) == tuple(want), (list(g.pos), pit)
             seen.add(sliced[0])
     assert len(seen) >= 2  # not all "best"
+
+
+def test_out_of_range_settings_fall_back_to_defaults():
+    from host_tools.fakes.memfs import MemFs
+    from mancala.hw.storage import Storage
+
+    fs = MemFs()
+    Storage(fs).save("settings.json", {"variant": "chess", "opponent": 9, "starter": -1,
+                                       "coaching": 2, "hints": 4, "brightness": 17,
+                                       "quick": True})
+    b = board(fs=fs)
+    assert b.app.settings == A.DEFAULTS
+    start(b)
+    assert b.mode() in ("select", "think", "show")
+
+
+def test_an_error_that_keeps_coming_back_ends_in_the_menu():
+    b = board(variant="kalah", opponent=0, strict=False)
+    start(b)
+
+    def boom():
+        raise RuntimeError("bug in update")
+
+    b.app.update = boom
+    b.run(200)
+    assert b.mode() == "menu" and b.app.game is None
+    assert sum("bug in update" in line for line in b.lines) >= 3

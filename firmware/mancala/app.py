@@ -129,6 +129,7 @@ class App:
         self.hint_pit = -1
         self.hinting = False
         self.grading = False
+        self.errors = 0  # loop turns in a row that ended in an error
         self.sow_side = 0
         self.sow_pit = 0
         self.sow_path = b""
@@ -153,7 +154,7 @@ class App:
         if st == S.OK:
             for k in DEFAULTS:
                 v = s.get(k)
-                if isinstance(v, type(DEFAULTS[k])):
+                if isinstance(v, type(DEFAULTS[k])) and not isinstance(v, bool):
                     self.settings[k] = v
         elif st == S.CORRUPT:
             log("settings.json is corrupt: using the defaults")
@@ -171,10 +172,16 @@ class App:
     # -- settings and the saved game -------------------------------------------
 
     def apply_settings(self):
+        """Settings out of range (a file edited by hand) fall back to the defaults."""
         s = self.settings
         if s["variant"] not in VARIANT_CHOICES:
             s["variant"] = DEFAULTS["variant"]
-        self.px.set_level(min(s["brightness"], len(self.px.levels) - 1))
+        if s["hints"] not in HINT_CHOICES:
+            s["hints"] = DEFAULTS["hints"]
+        for key in ("opponent", "starter", "coaching", "brightness", "quick"):
+            if not 0 <= s[key] < self.choices(key):
+                s[key] = DEFAULTS[key] if DEFAULTS[key] < self.choices(key) else 0
+        self.px.set_level(s["brightness"])
 
     def save_settings(self):
         self.store.save("settings.json", self.settings)
@@ -300,6 +307,7 @@ class App:
                 self.on_event(ev)
             self.update()
             self.render()
+            self.errors = 0
         except Exception as e:  # noqa: BLE001 - the board must keep running
             if self.strict:
                 raise
@@ -307,8 +315,13 @@ class App:
             self.recover()
 
     def recover(self):
+        """After an error: back to the saved state; if that fails again, the menu."""
+        self.errors += 1
         self.boot_codes = []
+        self.hinting = self.grading = False
         try:
+            if self.errors >= 3:
+                raise RuntimeError("the saved game keeps failing: starting from the menu")
             self.boot_game()
         except Exception as e:  # noqa: BLE001
             _log_exc(self.log, e)
