@@ -47,6 +47,7 @@ class EnginePlayer:
     def __init__(self, rules, spec, seed, tt_bits=12):
         self.kind, self.value = spec
         self.engine = Engine(rules, tt_bits=tt_bits, seed=seed)
+        self.engine.keep = True  # as on the board: one table for the whole game
 
     def move(self, game, history):
         if self.kind == "level":
@@ -154,7 +155,7 @@ def play_game(task):
     return index, pts, s, n, game.ply
 
 
-def run_match(variant, a, b, games, workers=2, oplies=2, seed=1, progress=True, out=sys.stdout,
+def run_match(variant, a, b, games, workers=2, oplies=2, seed=1, progress=True, out=None,
               log=None):
     spec_a, spec_b = parse_player(a), parse_player(b)
     tasks = [(variant, spec_a, spec_b, i, oplies, seed) for i in range(games)]
@@ -198,7 +199,8 @@ def run_match(variant, a, b, games, workers=2, oplies=2, seed=1, progress=True, 
     return summarize(variant, a, b, results, time.time() - t0, out)
 
 
-def summarize(variant, a, b, results, seconds, out=sys.stdout):
+def summarize(variant, a, b, results, seconds, out=None):
+    out = out or sys.stdout
     n = len(results)
     pts = [r[1] for r in results]
     total = sum(pts)
@@ -279,8 +281,8 @@ class Protocol:
     """position POS [moves M...] | go level NAME | go nodes N | go movetime MS |
     stop | grade M | hint [LEVEL] | isready | quit."""
 
-    def __init__(self, out=sys.stdout, seed=0):
-        self.out = out
+    def __init__(self, out=None, seed=0):
+        self.out = out or sys.stdout
         self.seed = seed
         self.rules, self.pos = parse_position("kalah")
         self.engine = Engine(self.rules, seed=seed)
@@ -416,134 +418,207 @@ def engine_main(argv):
 
 # ---------------------------------------------------------------------------
 # bench
-
-BENCH_POSITIONS = {
-    "kalah": ("kalah", "kalah 6,0,6,6,2,1,3,0,8,2,2,0,8,4 S"),
-    "oware": ("oware", "oware 6,1,8,1,0,7,0,0,8,8,1,1,7,0 S"),
-    "mangala": ("mangala", "mangala 2,0,1,6,1,7,2,5,0,2,6,6,2,8 S"),
-    "ranok": ("ranok", "ranok 2,6,6,0,0,0,3,7,0,3,9,1,7,4 S"),
-}
+#
+# Node rates are taken from CPU time (CPython: time.process_time; the VM: the node
+# process's CPU time from getrusage, minus the same script without the work), so
+# other load on the machine does not leak into the Pico estimate.
 
 
-def _bench_code(nodes, master, plain_depths):
-    return r"""
-import gc, time
+def sample_positions(variant, games=4, every=5):
+    """Positions from a few deterministic games (random and greedy moves mixed):
+    the spread a real game goes through."""
+    from mancala.engine import Rng
+    rules = get_rules(variant)
+    out = []
+    for g in range(games):
+        game = Game(rules)
+        rng = Rng(g + 11)
+        while not game.over and game.ply < 150:
+            if game.ply % every == 2:
+                out.append(bytes(game.pos[:15]))
+            m = game.legal_mask()
+            legal = [k for k in range(6) if m >> k & 1]
+            if game.ply < 3 or rng.below(3) == 0:
+                game.play(legal[rng.below(len(legal))])
+            else:
+                game.play(legal[-1])
+    return out
+
+
+_VM_SETUP = """
+import gc
 from mancala.rules import get_rules
-from mancala.notation import parse_position
-from mancala.engine import Engine, level_nodes
-import plain_search
+from mancala.engine import Engine
+from plain_search import PlainSearch
 from reference_rules import ReferenceRules
-POS = %r
-out = []
-for v, texts in POS.items():
-    rules = get_rules(v)
-    e = Engine(rules)
-    tn = 0; tt = 0
-    for t in texts:
-        r, pos = parse_position(t)
-        gc.collect()
-        t0 = time.ticks_ms()
+r = get_rules(%r)
+e = Engine(r)
+P = %r
+n = 0
+"""
+
+_VM_ENGINE = """
+for p in P:
+    pos = bytearray(16)
+    pos[:15] = p
+    pos[15] = r.legal_mask(pos)
+    if pos[15]:
         e.search(pos, nodes=%d)
-        tt += time.ticks_diff(time.ticks_ms(), t0); tn += e.nodes
-    # heap growth of a Master search, the engine already built
-    m = level_nodes(rules, 3)
-    r, pos = parse_position(texts[0])
-    gc.collect(); gc.disable()
+        n += e.nodes
+print("N", n)
+"""
+
+_VM_PLAIN = """
+rr = ReferenceRules(r.name, r.seeds)
+for p in P:
+    if p[15 - 1] >= 0:
+        ps = PlainSearch(rr)
+        lp = [p[i] for i in range(15)]
+        if rr.legal(lp):
+            ps.search(lp, %d)
+            n += ps.nodes
+print("N", n)
+"""
+
+_VM_HEAP = """
+gc.collect()
+a0 = gc.mem_alloc()
+e2 = Engine(r)
+gc.collect()
+build = gc.mem_alloc() - a0
+peak = 0
+for p in P[:8]:
+    pos = bytearray(16)
+    pos[:15] = p
+    pos[15] = r.legal_mask(pos)
+    if not pos[15]:
+        continue
+    gc.collect()
+    gc.disable()
     a0 = gc.mem_alloc()
-    e.search(pos, level="master")
-    grow = gc.mem_alloc() - a0
-    gc.enable(); gc.collect()
-    a1 = gc.mem_alloc()
-    e2 = Engine(rules)
-    build = gc.mem_alloc() - a1
-    del e2
-    # plain alpha-beta over list copies
-    rr = ReferenceRules(rules.name, rules.seeds)
-    pn = 0; pt = 0
-    for t in texts:
-        r, pos = parse_position(t)
-        lp = [pos[i] for i in range(15)]
-        t0 = time.ticks_ms()
-        ps = plain_search.PlainSearch(rr)
-        ps.search(lp, %d)
-        pt += time.ticks_diff(time.ticks_ms(), t0); pn += ps.nodes
-    print("R", v, tn, tt, pn, pt, grow, build, m)
-""" % ({k: v for k, v in master.items()}, nodes, plain_depths)
+    e2.start(pos, level="master")
+    while not e2.step(64):
+        g = gc.mem_alloc() - a0
+        if g > peak:
+            peak = g
+    g = gc.mem_alloc() - a0
+    if g > peak:
+        peak = g
+    gc.enable()
+print("H", build, peak)
+"""
 
 
-def _bench_cpython(positions, nodes, plain_depth):
-    import gc as _gc
+def _vm_cpu(code, mounts):
+    import resource
 
-    from host_tools import plain_search
+    from host_tools import mpvm
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = mpvm.run(code, mounts=mounts)
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return out, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+
+
+def _vm_rate(setup, work, mounts):
+    _, base = _vm_cpu(setup + 'print("N", 0)\n', mounts)
+    out, full = _vm_cpu(setup + work, mounts)
+    n = int(out.split()[-1])
+    return n / max(full - base, 1e-3), n
+
+
+def _cpy_rates(variant, positions, nodes, plain_depth):
+    from host_tools.plain_search import PlainSearch
     from host_tools.reference_rules import ReferenceRules
-    res = {}
-    for v, texts in positions.items():
-        rules = get_rules(v)
-        e = Engine(rules)
-        tn = tt = 0
-        for t in texts:
-            _, pos = parse_position(t)
-            t0 = time.perf_counter()
-            e.search(pos, nodes=nodes)
-            tt += time.perf_counter() - t0
-            tn += e.nodes
-        rr = ReferenceRules(rules.name, rules.seeds)
-        pn = pt = 0
-        for t in texts:
-            _, pos = parse_position(t)
-            lp = [pos[i] for i in range(15)]
-            ps = plain_search.PlainSearch(rr)
-            _gc.collect()
-            t0 = time.perf_counter()
+    rules = get_rules(variant)
+    eng = Engine(rules)
+    n = 0
+    t0 = time.process_time()
+    for p in positions:
+        pos = bytearray(16)
+        pos[:15] = p
+        pos[15] = rules.legal_mask(pos)
+        if pos[15]:
+            eng.search(pos, nodes=nodes)
+            n += eng.nodes
+    er = n / (time.process_time() - t0)
+    rr = ReferenceRules(rules.name, rules.seeds)
+    n = 0
+    t0 = time.process_time()
+    for p in positions:
+        lp = list(p)
+        if rr.legal(lp):
+            ps = PlainSearch(rr)
             ps.search(lp, plain_depth)
-            pt += time.perf_counter() - t0
-            pn += ps.nodes
-        res[v] = (tn / tt, pn / pt)
+            n += ps.nodes
+    return er, n / (time.process_time() - t0)
+
+
+def bench_engine(nodes=1500, plain_depth=4, vm=True, out=None, variants=None):
+    """The engine part of `mancala bench`; returns {variant: numbers}."""
+    out = out or sys.stdout
+    from mancala.engine import level_nodes
+    here = os.path.dirname(os.path.abspath(__file__))
+    mounts = [(os.path.join(here, "plain_search.py"), "/lib/plain_search.py"),
+              (os.path.join(here, "reference_rules.py"), "/lib/reference_rules.py")]
+    res = {}
+    for v in variants or ("ranok", "mangala", "kalah", "oware"):
+        ps = sample_positions(v)
+        row = {"positions": len(ps)}
+        row["cpy_engine"], row["cpy_plain"] = _cpy_rates(v, ps, nodes, plain_depth)
+        if vm:
+            setup = _VM_SETUP % (v, ps)
+            row["vm_engine"], _ = _vm_rate(setup, _VM_ENGINE % nodes, mounts)
+            row["vm_plain"], _ = _vm_rate(setup, _VM_PLAIN % plain_depth, mounts)
+            from host_tools import mpvm
+            h = mpvm.run(setup + _VM_HEAP, mounts=mounts).split()
+            row["build"], row["heap"] = int(h[-2]), int(h[-1])
+            row["master"] = level_nodes(get_rules(v), 3)
+            row["pico_rate"] = row["vm_engine"] / PICO_SLOWDOWN
+            row["pico_s"] = row["master"] / row["pico_rate"]
+        res[v] = row
+    print("engine nodes/s (a node = one move made), plain = recursive alpha-beta over list "
+          "copies (host_tools/plain_search.py, depth %d); CPU time, %d-node searches over "
+          "positions from sample games" % (plain_depth, nodes), file=out)
+    head = "%-8s %10s %10s %6s" % ("variant", "cpy engine", "cpy plain", "ratio")
+    if vm:
+        head += " | %10s %10s %6s | %9s %9s | %6s %8s %6s" % (
+            "vm engine", "vm plain", "ratio", "eng build", "heap grow", "master", "pico n/s",
+            "pico s")
+    print(head, file=out)
+    for v, r in res.items():
+        line = "%-8s %10.0f %10.0f %5.1fx" % (v, r["cpy_engine"], r["cpy_plain"],
+                                             r["cpy_engine"] / r["cpy_plain"])
+        if vm:
+            line += " | %10.0f %10.0f %5.1fx | %9d %9d | %6d %8.0f %5.2fs" % (
+                r["vm_engine"], r["vm_plain"], r["vm_engine"] / r["vm_plain"], r["build"],
+                r["heap"], r["master"], r["pico_rate"], r["pico_s"])
+        print(line, file=out)
+    if vm:
+        print("eng build = bytes of Engine(rules) (tt_bits=12); heap grow = peak gc.mem_alloc() "
+              "growth during a Master search; pico = VM rate / %d (a Pico runs bytecode "
+              "50-60x slower than the VM); pico s = seconds per Master move" % PICO_SLOWDOWN,
+              file=out)
+    out.flush()
     return res
 
 
 def bench_main(argv):
-    p = argparse.ArgumentParser(prog="mancala bench", description=__doc__.split("\n")[5])
-    p.add_argument("--nodes", type=int, default=20000, help="nodes per engine search")
-    p.add_argument("--plain-depth", type=int, default=6, help="depth of the plain alpha-beta")
+    p = argparse.ArgumentParser(prog="mancala bench", description=(
+        "Rules core and engine speed in CPython and the MicroPython VM, against plain "
+        "list-copying baselines; heap growth of a Master search; seconds per Master "
+        "move on a Pico."))
+    p.add_argument("--nodes", type=int, default=1500, help="nodes per engine search")
+    p.add_argument("--plain-depth", type=int, default=4, help="depth of the plain alpha-beta")
     p.add_argument("--no-vm", action="store_true", help="CPython only")
+    p.add_argument("--engine-only", action="store_true", help="skip the rules core part")
     a = p.parse_args(argv)
-    positions = {v: BENCH_POSITIONS[v] for v in ("ranok", "mangala", "kalah", "oware")}
-    # the rules core itself (moves/s, perft(6)), if the rules area provides it
-    try:
-        from host_tools import rules_bench
-        rules_bench.bench_rules()
-    except ImportError:
-        pass
-    print("engine: nodes/s (one node = one rules.move), plain = alpha-beta over list copies "
-          "(host_tools/plain_search.py)")
-    cp = _bench_cpython(positions, a.nodes, a.plain_depth)
-    vm = {}
-    if not a.no_vm:
-        from host_tools import mpvm
-        here = os.path.dirname(os.path.abspath(__file__))
-        code = _bench_code(a.nodes, positions, a.plain_depth)
-        mounts = [(os.path.join(here, "plain_search.py"), "/lib/plain_search.py"),
-                  (os.path.join(here, "reference_rules.py"), "/lib/reference_rules.py")]
-        out = mpvm.run(code, mounts=mounts)
-        for line in out.splitlines():
-            w = line.split()
-            if w and w[0] == "R":
-                tn, tt, pn, pt, grow, build, m = (int(x) for x in w[2:])
-                vm[w[1]] = (tn * 1000 / max(tt, 1), pn * 1000 / max(pt, 1), grow, build, m)
-    print("%-8s %12s %12s %6s | %12s %12s %6s | %9s %9s %7s %8s" % (
-        "variant", "cpy engine", "cpy plain", "ratio", "vm engine", "vm plain", "ratio",
-        "heap grow", "eng build", "master", "pico s"))
-    for v in positions:
-        e, pl = cp[v]
-        row = "%-8s %12.0f %12.0f %5.1fx" % (v, e, pl, e / pl)
-        if v in vm:
-            ve, vp, grow, build, m = vm[v]
-            pico = ve / PICO_SLOWDOWN
-            row += " | %12.0f %12.0f %5.1fx | %9d %9d %7d %7.2fs" % (
-                ve, vp, ve / vp, grow, build, m, m / pico)
-        print(row)
-    if vm:
-        print("pico s = master nodes / (vm engine nodes/s / %d): a Pico runs bytecode about "
-              "50-60x slower than the VM" % PICO_SLOWDOWN)
+    if not a.engine_only:
+        try:  # the rules core (moves/s, perft(6)) against the plain rules: the rules area
+            from host_tools import rules_bench
+        except ImportError:
+            rules_bench = None
+        if rules_bench is not None:
+            rules_bench.bench_rules()
+            print()
+    bench_engine(a.nodes, a.plain_depth, not a.no_vm)
     return 0

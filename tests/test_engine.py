@@ -4,6 +4,7 @@ exact solver, extra turns, node limits, slicing, stop, levels, grades."""
 import random
 
 import pytest
+
 from mancala.engine import (
     GRADE_LIMITS,
     GRADES,
@@ -167,7 +168,8 @@ def test_node_limit_exact_and_deterministic(variant):
         results.add((eng.best_move, eng.score, eng.depth, eng.nodes))
     eng = Engine(rules, seed=3)
     eng.search(pos, nodes=777)
-    eng.search(pos, nodes=777)  # the table is cleared: same again
+    eng.clear()
+    eng.search(pos, nodes=777)  # a cleared table: the same again
     results.add((eng.best_move, eng.score, eng.depth, eng.nodes))
     assert len(results) == 1
 

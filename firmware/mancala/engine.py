@@ -47,11 +47,11 @@ GRADES = ("best", "excellent", "good", "inaccuracy", "mistake", "blunder")
 
 # Master's node budget per variant: the nodes a Pico searches in about 2 s
 # (measured VM node rate / 55 * 2 s; docs/ENGINE.md has the derivation).
-MASTER_NODES = {"kalah": 1700, "mangala": 1700, "oware": 1600, "ranok": 1200}
+MASTER_NODES = {"kalah": 1450, "mangala": 1350, "oware": 1350, "ranok": 1100}
 # Lower levels: a fixed budget (Master's for "master"), and root noise in
 # quarter stones (uniform in [-n, n], drawn from the engine's seed).
-LEVEL_NODES = (30, 150, 400, 0)
-LEVEL_NOISE = (12, 6, 2, 0)
+LEVEL_NODES = (20, 70, 250, 0)
+LEVEL_NOISE = (16, 10, 4, 0)
 
 
 def level_nodes(rules, li):
@@ -79,6 +79,8 @@ UPPER = const(3)
 # In kalah and mangala the row is likely to end up in its owner's store (sweeps);
 # docs/ENGINE.md has the match that decided each weight.
 ROW_WEIGHT = {"kalah": 0, "mangala": 1, "oware": 1, "ranok": 1}
+# ... and per stone of the side to move's best capture at once (kalah, mangala).
+THREAT_WEIGHT = {"kalah": 0, "mangala": 0, "oware": 0, "ranok": 0}
 
 
 class Rng:
@@ -99,12 +101,33 @@ class Rng:
         return self.next() % n
 
 
-def evaluate(pos, side, w):
-    """Static value of `pos` for `side` in quarter stones (any side to move)."""
+def evaluate(pos, side, w, tw, paths):
+    """Static value of `pos` for `side` in quarter stones (any side to move).
+
+    Store difference, plus `w` per stone of one's own row, plus `tw` per stone of
+    the best capture the side to move could make at once (kalah, mangala: a
+    one-ply look at the threat the horizon would otherwise hide)."""
     a = pos[0] + pos[1] + pos[2] + pos[3] + pos[4] + pos[5]
     b = pos[7] + pos[8] + pos[9] + pos[10] + pos[11] + pos[12]
     v = (pos[6] - pos[13]) * SCALE + (a - b) * w
-    return -v if side else v
+    if side:
+        v = -v
+    if tw:
+        stm = pos[SIDE]
+        own0 = stm * 7
+        best = 0
+        for pit in range(6):
+            c = pos[own0 + pit]
+            if c and c < 13:
+                last = paths[stm * 6 + pit][c - 1]
+                if own0 <= last < own0 + 6 and not pos[last]:
+                    g = pos[12 - last]
+                    if g > best:
+                        best = g
+        if best:
+            best += 1
+            v += best * tw if stm == side else -best * tw
+    return v
 
 
 class Engine:
@@ -113,17 +136,20 @@ class Engine:
         self.seed = seed
         self.rng = Rng(seed)
         self.w = ROW_WEIGHT.get(rules.name, 0)
+        self.tw = THREAT_WEIGHT.get(rules.name, 0)
         self.tt_bits = tt_bits
         n = 1 << tt_bits
         self.tmask = n - 1
-        self.ttc = array("H", bytes(2 * n))  # check bits of the key
-        self.ttd = array("i", bytes(4 * n))  # packed entry, 0 = empty
-        z = array("i", bytes(4 * (14 * ZSTRIDE + 1)))
+        # (arrays built from a range: no temporary buffer as big as the array)
+        self.ttc = array("H", range(n))  # check bits of the key
+        self.ttd = array("i", range(n))  # packed entry, 0 = empty
+        self.clear()
+        z = array("i", range(14 * ZSTRIDE + 1))
         r = Rng(0x2545F49)
         for i in range(len(z)):
             z[i] = r.next()
         self.z = z
-        self.kids = [bytearray(POS_LEN) for _ in range(MAXPLY * 6)]
+        self.kids = [bytearray(POS_LEN) for _ in range(MAXPLY)]  # the child of each ply
         self.node = [None] * (MAXPLY + 1)
         self.root = bytearray(POS_LEN)
         self.node[0] = self.root
@@ -137,10 +163,11 @@ class Engine:
         self.cnt = bytearray(MAXPLY)
         self.hkey = array("i", bytes(4 * MAXPLY))
         self.order = bytearray(MAXPLY * 6)  # pits in search order
-        self.kf = bytearray(MAXPLY * 6)  # per pit: 1 same side moves, 2 value known
-        self.kv = array("h", bytes(2 * MAXPLY * 6))  # per pit: value (parent view) / key
+        self.same = bytearray(MAXPLY)  # the child being searched has the same mover
+        self.vcode = ("kalah", "mangala", "oware", "ranok").index(rules.name)
         self.bias = array("h", bytes(12))
         self.first_score = 0
+        self.keep = False  # keep the table from search to search (stronger, history-dependent)
         self.force = -1
         self.best_move = -1
         self.score = 0
@@ -152,7 +179,7 @@ class Engine:
         self.deadline = None
         self.t0 = 0
         self.iter = 0
-        self.keys = array("h", bytes(2 * MAXPLY * 6))
+        self.keys = bytearray(6)
         self._p = 0
         self._state = 0
         self._ret = 0
@@ -186,9 +213,8 @@ class Engine:
         self.clock = clock or _ticks_ms
         self.deadline = deadline_ms
         self.t0 = self.clock()
-        ttd = self.ttd
-        for i in range(len(ttd)):
-            ttd[i] = 0
+        if not self.keep:
+            self.clear()
         mask = root[MASK]
         self.best_move = -1
         if not mask:
@@ -209,6 +235,12 @@ class Engine:
             return
         self.iter = 0
         self._new_iteration()
+
+    def clear(self):
+        """Empty the table (a new game; `keep` False does it at every start)."""
+        ttd = self.ttd
+        for i in range(len(ttd)):
+            ttd[i] = 0
 
     def step(self, max_nodes=256):
         """Run one slice of about `max_nodes` nodes; True when the search is over."""
@@ -340,10 +372,13 @@ class Engine:
         """Advance the search.  0: `end` nodes reached (resumable), 1: the iteration
         finished, 2: the node limit was hit (the search is over).
 
-        States: 0 enter node p; 1 the child at cur[p] returned v (its own view);
-        2 go on with the next child of node p.
+        States: 0 enter node p (table, order its moves); 1 the child at cur[p]
+        returned v (from its own side to move's view); 2 play the next move of
+        node p.  Children are made one at a time, so a cutoff saves the rest.
         """
         move = self.rules.move
+        paths = self.rules.paths
+        vcode = self.vcode
         kids = self.kids
         node = self.node
         alpha = self.alpha
@@ -354,8 +389,7 @@ class Engine:
         cur = self.cur
         cnt = self.cnt
         order = self.order
-        kf = self.kf
-        kv = self.kv
+        same = self.same
         keys = self.keys
         bias = self.bias
         ttc = self.ttc
@@ -363,6 +397,7 @@ class Engine:
         tmask = self.tmask
         bits = self.tt_bits
         w = self.w
+        tw = self.tw
         limit = self.limit
         nodes = self.nodes
         p = self._p
@@ -370,7 +405,7 @@ class Engine:
         state = self._state
         while True:
             if state == 0:
-                # ---- a new node at ply p: the table, then all children, ordered
+                # ---- a new node at ply p: the table, then its moves in order
                 if nodes >= end:
                     self._p = p
                     self._state = 0
@@ -378,11 +413,13 @@ class Engine:
                     return 0
                 pos = node[p]
                 d = dep[p]
-                h = self._hash(pos)
-                self.hkey[p] = h
-                i = h & tmask
-                e = ttd[i]
                 tm = 7
+                e = 0
+                if d > 1:  # frontier nodes do without the table (cheaper than hashing)
+                    h = self._hash(pos)
+                    self.hkey[p] = h
+                    i = h & tmask
+                    e = ttd[i]
                 if e and ttc[i] == (h >> bits) & 0xFFFF:
                     tm = e >> 20
                     if p and (e >> 14) & 63 >= d:
@@ -400,43 +437,37 @@ class Engine:
                     if tm < 0:
                         tm = self.best_move
                 side = pos[SIDE]
-                own = side * 7 + 6
-                opp = 6 if side else 13
+                own0 = side * 7
+                own = own0 + 6
+                opp0 = 7 - own0
                 mask = pos[MASK]
                 base = p * 6
-                last = p + 2 >= MAXPLY
                 n = 0
                 for pit in range(6):
                     if not mask >> pit & 1:
                         continue
-                    if nodes >= limit:
-                        self._p = p
-                        self._state = 0
-                        self.nodes = nodes
-                        return 2
-                    c = kids[base + pit]
-                    c[:] = pos
-                    fl = move(c, pit)
-                    nodes += 1
-                    if fl & OVER:
-                        kf[base + pit] = 2
-                        key = kv[base + pit] = (c[own] - c[opp]) * SCALE
-                        key += 2000
-                    elif fl & EXTRA and not last:
-                        kf[base + pit] = 5  # same side, depth not used up
-                        key = ((c[own] - pos[own]) - (c[opp] - pos[opp])) * SCALE + 1000
-                    elif d <= 1 or last:
-                        self._cut = True
-                        kf[base + pit] = 2
-                        key = kv[base + pit] = evaluate(c, side, w)
-                    else:
-                        kf[base + pit] = 1 if c[SIDE] == side else 0
-                        key = ((c[own] - pos[own]) - (c[opp] - pos[opp])) * SCALE
+                    # a guess at the move's worth without playing it: where the
+                    # last stone lands (extra turn, capture)
                     if pit == tm:
-                        key = 10000
-                    keys[base + pit] = key
+                        key = 200
+                    else:
+                        c = pos[own0 + pit]
+                        path = paths[side * 6 + pit]
+                        last = path[1] if c == 1 and vcode == 1 else path[c - 1]
+                        key = 0
+                        if vcode <= 1:
+                            if last == own:
+                                key = 100
+                            elif own0 <= last < own:
+                                if not pos[last] and c < 13:
+                                    key = pos[12 - last] + 1
+                            elif vcode == 1 and pos[last] & 1:
+                                key = pos[last] + 1
+                        elif opp0 <= last < opp0 + 6 and 0 < pos[last] < 3:
+                            key = pos[last] + 1
+                    keys[pit] = key
                     j = base + n
-                    while j > base and keys[base + order[j - 1]] < key:
+                    while j > base and keys[order[j - 1]] < key:
                         order[j] = order[j - 1]
                         j -= 1
                     order[j] = pit
@@ -454,7 +485,7 @@ class Engine:
             k = cur[p]
             if state == 1:
                 pit = order[base + k]
-                if not kf[base + pit] & 1:
+                if not same[p]:
                     v = -v
             else:
                 if k >= cnt[p]:
@@ -465,43 +496,80 @@ class Engine:
                         self.nodes = nodes
                         self._state = 2
                         return 1
-                    if val <= self.oalpha[p]:
-                        f = UPPER
-                    elif val >= beta[p]:
-                        f = LOWER
-                    else:
-                        f = EXACT
-                    h = self.hkey[p]
-                    i = h & tmask
-                    ttc[i] = (h >> bits) & 0xFFFF
-                    ttd[i] = ((val + 2048) & 4095) | (f << 12) | (dep[p] << 14) | (bmove[p] << 20)
                     v = val
                     p -= 1
                     state = 1
+                    if dep[p + 1] <= 1:
+                        continue
+                    if val <= self.oalpha[p + 1]:
+                        f = UPPER
+                    elif val >= beta[p + 1]:
+                        f = LOWER
+                    else:
+                        f = EXACT
+                    h = self.hkey[p + 1]
+                    i = h & tmask
+                    ttc[i] = (h >> bits) & 0xFFFF
+                    ttd[i] = ((val + 2048) & 4095) | (f << 12) | (dep[p + 1] << 14) | \
+                        (bmove[p + 1] << 20)
                     continue
+                # ---- play the next move of node p
+                if nodes >= limit:
+                    self._p = p
+                    self._state = 2
+                    self.nodes = nodes
+                    return 2
                 pit = order[base + k]
-                f = kf[base + pit]
-                if not f & 2:
-                    # ---- descend into the child
+                pos = node[p]
+                c = kids[p]
+                c[:] = pos
+                fl = move(c, pit)
+                nodes += 1
+                side = pos[SIDE]
+                q = p + 1
+                if fl & OVER:
+                    v = c[6] - c[13]
+                    if side:
+                        v = -v
+                    v *= SCALE
+                elif fl & EXTRA and q + 1 < MAXPLY:
+                    # the same side moves again: same window, no depth used
+                    same[p] = 1
                     a = alpha[p]
                     b = beta[p]
                     if p == 0:
                         a -= bias[pit]
                         b -= bias[pit]
-                    q = p + 1
-                    node[q] = kids[base + pit]
-                    if f & 1:
-                        alpha[q] = a
-                        beta[q] = b
-                    else:
-                        alpha[q] = -b
-                        beta[q] = -a
-                    dep[q] = dep[p] if f & 4 else dep[p] - 1
+                    alpha[q] = a
+                    beta[q] = b
+                    dep[q] = dep[p]
+                    node[q] = c
                     p = q
                     state = 0
                     continue
-                v = kv[base + pit]
-            # ---- v: the value of child `pit` of node p, from p's side to move
+                elif dep[p] <= 1 or q + 1 >= MAXPLY:
+                    self._cut = True
+                    v = evaluate(c, side, w, tw, paths)
+                else:
+                    a = alpha[p]
+                    b = beta[p]
+                    if p == 0:
+                        a -= bias[pit]
+                        b -= bias[pit]
+                    if c[SIDE] == side:
+                        same[p] = 1
+                        alpha[q] = a
+                        beta[q] = b
+                    else:
+                        same[p] = 0
+                        alpha[q] = -b
+                        beta[q] = -a
+                    dep[q] = dep[p] - 1
+                    node[q] = c
+                    p = q
+                    state = 0
+                    continue
+            # ---- v: the value of move `pit` of node p, from p's side to move
             if p == 0:
                 if k == 0:
                     self.first_score = v

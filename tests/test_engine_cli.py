@@ -1,0 +1,111 @@
+"""`mancala engine | best | match | bench` (host_tools/engine_cli.py)."""
+
+import io
+import queue
+
+import pytest
+
+from host_tools import engine_cli
+from host_tools.engine_cli import Protocol, best_main, match_main, parse_player, play_game
+from host_tools.plain_search import PlainSearch
+from host_tools.reference_rules import ReferenceRules
+from mancala.rules import get_rules
+
+
+def run_protocol(lines):
+    out = io.StringIO()
+    proto = Protocol(out)
+    for line in lines:
+        if not proto.handle(line):
+            break
+    return out.getvalue().splitlines()
+
+
+def test_protocol_go_nodes_and_bestmove():
+    out = run_protocol(["isready", "position kalah moves 3", "go nodes 500", "quit"])
+    assert out[0] == "readyok"
+    info = [ln for ln in out if ln.startswith("info depth")]
+    assert info and info[-1].split()[-1] == "500"
+    assert out[-1].startswith("bestmove ")
+    pit = int(out[-1].split()[1])
+    assert 1 <= pit <= 6
+
+
+def test_protocol_position_text_level_and_grade():
+    out = run_protocol([
+        "position kalah 2,1,0,0,1,4,9,0,0,0,1,0,0,8 S",
+        "go level beginner",
+        "grade 6",
+        "grade 1",
+        "grade 3",
+        "bogus",
+    ])
+    assert out[0].startswith("info depth") or out[0].startswith("bestmove")
+    grades = [ln for ln in out if ln.startswith("grade ")]
+    assert grades[0].split()[:4] == ["grade", "blunder", "loss", "10"]
+    assert grades[0].split()[5] != "none"
+    assert grades[1].split()[1] == "best"
+    assert [ln for ln in out if ln.startswith("error")][0].startswith("error 'S3'") or \
+        any("not a legal move" in ln for ln in out)
+    assert out[-1].startswith("error unknown command")
+
+
+def test_protocol_stop_while_searching():
+    out = io.StringIO()
+    proto = Protocol(out)
+    proto.handle("position oware")
+    lines = queue.Queue()
+    lines.put("stop\n")
+    assert proto.go(["nodes", "10000000"], lines) is True
+    text = out.getvalue().splitlines()
+    assert text[-1].startswith("bestmove ")
+    nodes = int(text[-2].split()[-1])
+    assert nodes < 10000000
+
+
+def test_best_main(capsys):
+    assert best_main(["kalah", "1,0,0,0,0,3,20,0,0,0,0,9,2,13", "S", "--nodes", "2000"]) == 0
+    assert capsys.readouterr().out.startswith("bestmove 1 ")
+    assert best_main(["oware", "--level", "beginner"]) == 0
+    assert capsys.readouterr().out.startswith("bestmove ")
+
+
+def test_play_game_and_match_summary(capsys):
+    r = play_game(("ranok", parse_player("nodes:30"), parse_player("beginner"), 1, 2, 5))
+    assert r[0] == 1 and r[1] in (0.0, 0.5, 1.0)
+    assert match_main(["nodes:40", "nodes:10", "--variant", "mangala", "--games", "4",
+                       "--workers", "1", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "mangala: nodes:40 vs nodes:10" in out and "/4 points" in out
+
+
+def test_match_against_openspiel_mcts():
+    pytest.importorskip("pyspiel")
+    for v in ("kalah", "oware"):
+        idx, pts, s, n, plies = play_game((v, parse_player("nodes:50"),
+                                           parse_player("openspiel-mcts:30"), 0, 2, 3))
+        assert pts in (0.0, 0.5, 1.0) and s + n == 48
+
+
+def test_player_parsing():
+    assert parse_player("Master") == ("level", "master")
+    assert parse_player("1500") == ("nodes", 1500)
+    assert parse_player("openspiel-mcts:20000") == ("mcts", 20000)
+    with pytest.raises(ValueError):
+        parse_player("grandmaster")
+
+
+def test_plain_search_agrees_on_a_capture():
+    rr = ReferenceRules("kalah")
+    pos = [1, 0, 0, 0, 0, 3, 20, 0, 0, 0, 0, 9, 2, 13, 0]
+    ps = PlainSearch(rr)
+    pit, score = ps.search(pos, 3)
+    assert pit == 0 and ps.nodes > 0
+
+
+def test_bench_engine_cpython_only():
+    out = io.StringIO()
+    res = engine_cli.bench_engine(nodes=200, plain_depth=2, vm=False, out=out,
+                                  variants=["kalah"])
+    assert res["kalah"]["cpy_engine"] > 0 and "kalah" in out.getvalue()
+    assert get_rules("kalah")
