@@ -39,7 +39,7 @@ except ImportError:  # CPython
     import time as _time
 
     def _ticks_ms():
-        return int(_time.monotonic() * 1000) & 0x3FFFFFFF
+        return int(_time.monotonic() * 1000) & 0x3FFFFFFF  # type: ignore[attr-defined]
 
 
 LEVELS = ("beginner", "amateur", "strong", "master")
@@ -150,9 +150,8 @@ class Engine:
             z[i] = r.next()
         self.z = z
         self.kids = [bytearray(POS_LEN) for _ in range(MAXPLY)]  # the child of each ply
-        self.node = [None] * (MAXPLY + 1)
         self.root = bytearray(POS_LEN)
-        self.node[0] = self.root
+        self.node = [self.root] * (MAXPLY + 1)  # the position at each ply (references)
         self.alpha = array("h", bytes(2 * MAXPLY))
         self.beta = array("h", bytes(2 * MAXPLY))
         self.oalpha = array("h", bytes(2 * MAXPLY))
@@ -212,7 +211,7 @@ class Engine:
             bias[k] = (self.rng.below(2 * noise + 1) - noise) if noise else 0
         self.clock = clock or _ticks_ms
         self.deadline = deadline_ms
-        self.t0 = self.clock()
+        self.t0 = int(self.clock())  # type: ignore[arg-type]
         if not self.keep:
             self.clear()
         mask = root[MASK]
@@ -247,7 +246,7 @@ class Engine:
         if self.done:
             return True
         if self.deadline is not None and \
-                ((self.clock() - self.t0) & M30) >= self.deadline:
+                ((int(self.clock()) - self.t0) & M30) >= self.deadline:  # type: ignore
             self.done = True
             return True
         end = self.nodes + max_nodes
@@ -451,15 +450,15 @@ class Engine:
                     if pit == tm:
                         key = 200
                     else:
-                        c = pos[own0 + pit]
+                        cn = pos[own0 + pit]
                         path = paths[side * 6 + pit]
-                        last = path[1] if c == 1 and vcode == 1 else path[c - 1]
+                        last = path[1] if cn == 1 and vcode == 1 else path[cn - 1]
                         key = 0
                         if vcode <= 1:
                             if last == own:
                                 key = 100
                             elif own0 <= last < own:
-                                if not pos[last] and c < 13:
+                                if not pos[last] and cn < 13:
                                     key = pos[12 - last] + 1
                             elif vcode == 1 and pos[last] & 1:
                                 key = pos[last] + 1
