@@ -156,9 +156,9 @@ def play_game(task):
 
 
 def run_match(variant, a, b, games, workers=2, oplies=2, seed=1, progress=True, out=None,
-              log=None):
+              log=None, first=0):
     spec_a, spec_b = parse_player(a), parse_player(b)
-    tasks = [(variant, spec_a, spec_b, i, oplies, seed) for i in range(games)]
+    tasks = [(variant, spec_a, spec_b, i, oplies, seed) for i in range(first, first + games)]
     results = []
     t0 = time.time()
 
@@ -235,6 +235,8 @@ def match_main(argv):
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--log", help="append one line per finished game to this file")
+    p.add_argument("--first", type=int, default=0,
+                   help="index of the first game (to split a match over runs)")
     a = p.parse_args(argv)
     try:
         get_rules(a.variant)
@@ -244,7 +246,7 @@ def match_main(argv):
         print("error: %s" % e, file=sys.stderr)
         return 2
     run_match(a.variant, a.a, a.b, a.games, a.workers, a.opening_plies, a.seed, not a.quiet,
-              log=a.log)
+              log=a.log, first=a.first)
     return 0
 
 
@@ -618,7 +620,7 @@ def bench_main(argv):
         except ImportError:
             rules_bench = None
         if rules_bench is not None:
-            rules_bench.bench_rules()
+            rules_bench.bench_rules(vm=not a.no_vm)
             print()
     bench_engine(a.nodes, a.plain_depth, not a.no_vm)
     return 0

@@ -62,7 +62,7 @@ def level_nodes(rules, li):
 # Grade thresholds: the largest loss (stones vs the best move) of each grade after
 # "best" (loss 0); anything above the last is a blunder.  docs/ENGINE.md.
 GRADE_LIMITS = (1, 2, 4, 7)
-GRADE_NODES = 4000  # default grading budget (about 3 s on a Pico; hints use a level)
+GRADE_NODES = 2000  # default grading budget (about 3 s on a Pico; hints use a level)
 
 SCALE = const(4)  # score units per stone
 INF = const(30000)
