@@ -52,12 +52,21 @@ MASTER_NODES = {"kalah": 1450, "mangala": 1350, "oware": 1350, "ranok": 1100}
 # quarter stones (uniform in [-n, n], drawn from the engine's seed).
 LEVEL_NODES = (20, 70, 250, 0)
 LEVEL_NOISE = (16, 10, 4, 0)
+# Mangala's levels sit closer together (depth buys less there): wider steps.
+VARIANT_LEVELS = {"mangala": ((6, 40, 150, 0), (40, 14, 6, 0))}
 
 
 def level_nodes(rules, li):
     """The node budget of level index `li` (0 beginner .. 3 master) for `rules`."""
-    n = LEVEL_NODES[li]
+    t = VARIANT_LEVELS.get(rules.name)
+    n = t[0][li] if t else LEVEL_NODES[li]
     return n if n else MASTER_NODES.get(rules.name, 1300)
+
+
+def level_noise(rules, li):
+    """Root noise of level index `li` for `rules`, in quarter stones."""
+    t = VARIANT_LEVELS.get(rules.name)
+    return t[1][li] if t else LEVEL_NOISE[li]
 
 # Grade thresholds: the largest loss (stones vs the best move) of each grade after
 # "best" (loss 0); anything above the last is a blunder.  docs/ENGINE.md.
@@ -202,7 +211,7 @@ class Engine:
             li = LEVELS.index(level) if not isinstance(level, int) else level
             if limit is None:
                 limit = level_nodes(self.rules, li)
-            noise = LEVEL_NOISE[li]
+            noise = level_noise(self.rules, li)
         if limit is None:
             limit = level_nodes(self.rules, 3)
         self.limit = limit
@@ -247,6 +256,7 @@ class Engine:
             return True
         if self.deadline is not None and \
                 ((int(self.clock()) - self.t0) & M30) >= self.deadline:  # type: ignore
+            self._take_partial()
             self.done = True
             return True
         end = self.nodes + max_nodes
