@@ -286,6 +286,7 @@ class Protocol:
     def __init__(self, out=None, seed=0):
         self.out = out or sys.stdout
         self.seed = seed
+        self.pending = []  # commands that arrived during a search
         self.rules, self.pos = parse_position("kalah")
         self.engine = Engine(self.rules, seed=seed)
 
@@ -345,6 +346,10 @@ class Protocol:
                     line = lines.get_nowait()
                 except queue.Empty:
                     continue
+                if line is None:  # end of input: finish this search, then quit
+                    self.pending.append("quit")
+                    lines = None
+                    continue
                 w = line.split()
                 if w and w[0] == "stop":
                     eng.stop()
@@ -353,6 +358,10 @@ class Protocol:
                     eng.stop()
                     alive = False
                     break
+                if w and w[0] == "isready":
+                    self.say("readyok")
+                elif w:
+                    self.pending.append(line)  # for after the search
         self.say("info depth %d score %d nodes %d" % (eng.depth, eng.score, eng.nodes))
         self.say("bestmove %d" % (eng.best_move + 1))
         return alive
@@ -412,7 +421,7 @@ def engine_main(argv):
 
     threading.Thread(target=reader, daemon=True).start()
     while True:
-        line = lines.get()
+        line = proto.pending.pop(0) if proto.pending else lines.get()
         if line is None or not proto.handle(line, lines):
             break
     return 0

@@ -109,3 +109,17 @@ def test_bench_engine_cpython_only():
                                   variants=["kalah"])
     assert res["kalah"]["cpy_engine"] > 0 and "kalah" in out.getvalue()
     assert get_rules("kalah")
+
+
+def test_protocol_keeps_commands_sent_during_a_search():
+    out = io.StringIO()
+    proto = Protocol(out)
+    proto.handle("position kalah")
+    lines = queue.Queue()
+    for ln in ("isready\n", "grade 3\n", "stop\n"):
+        lines.put(ln)
+    proto.go(["nodes", "10000000"], lines)
+    assert "readyok" in out.getvalue()
+    assert proto.pending == ["grade 3\n"]
+    proto.handle(proto.pending.pop(0))
+    assert out.getvalue().splitlines()[-1] == "grade best loss 0 threat none"
