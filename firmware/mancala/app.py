@@ -270,7 +270,6 @@ class App:
             self.hinting = False
             self.grading = False
             self.engine.stop()
-            self.engine.force = -1
         self.mode = mode
         self.t_mode = self.clock.now()
         self.dirty = True
@@ -487,43 +486,13 @@ class App:
     # The coach grades in slices like any search (the pits stay live): it is
     # Engine.grade() taken apart, checked against it in tests/test_board_play.py.
     def start_grade(self):
-        e = self.engine
-        if not (hasattr(e, "force") and hasattr(e, "first_score")):
-            self.grade = e.grade(self.before, self.sow_pit, nodes=self.COACH_NODES)
-            return
-        e.force = self.sow_pit
-        e.start(self.before, nodes=self.COACH_NODES, clock=self.clock.now)
+        self.engine.start_grade(self.before, self.sow_pit, nodes=self.COACH_NODES,
+                                clock=self.clock.now)
         self.grading = True
 
     def finish_grade(self):
-        from mancala import engine as E
-
-        e = self.engine
-        e.force = -1
         self.grading = False
-        pit = self.sow_pit
-        if e.best_move == pit or e.depth == 0:
-            self.grade = (0, 0, -1)
-            return
-        loss = e.qscore - e.first_score
-        if loss <= 0:
-            self.grade = (0, 0, -1)
-            return
-        stones = (loss + E.SCALE // 2) // E.SCALE
-        g = 5
-        for i in range(4):
-            if stones <= E.GRADE_LIMITS[i]:
-                g = i + 1
-                break
-        threat = -1
-        if g == 5:
-            child = bytearray(self.before)
-            self.game.rules.move(child, pit)
-            if child[MASK] and child[SIDE] != self.before[SIDE]:
-                threat = e._tt_move(child)
-                if threat < 0:
-                    threat = e.search(child, nodes=self.COACH_NODES // 4 + 1)
-        self.grade = (g, stones, threat)
+        self.grade = self.engine.grade_result()
 
     def after_anim(self):
         self.refresh()

@@ -152,6 +152,11 @@ class Engine:
         # (arrays built from a range: no temporary buffer as big as the array)
         self.ttc = array("H", range(n))  # check bits of the key
         self.ttd = array("i", range(n))  # packed entry, 0 = empty
+        # Grading a move a slice at a time (start_grade / grade_result).
+        self._grade_pos = bytearray(POS_LEN)
+        self._grade_child = bytearray(POS_LEN)
+        self._grade_pit = -1
+        self._grade_nodes = GRADE_NODES
         self.clear()
         z = array("i", range(14 * ZSTRIDE + 1))
         r = Rng(0x2545F49)
@@ -281,10 +286,12 @@ class Engine:
                 return False
 
     def stop(self):
-        """Move now: end the search; best_move stays the best found so far."""
+        """Move now: end the search; best_move stays the best found so far.
+        (A grade begun by start_grade() is abandoned.)"""
         if not self.done:
             self._take_partial()
         self.done = True
+        self.force = -1
 
     def search(self, pos, level=None, nodes=None, deadline_ms=None, clock=None):
         self.start(pos, level, nodes, deadline_ms, clock)
@@ -302,14 +309,28 @@ class Engine:
         and the best score come from the same iteration and are both exact.
         A blunder also gives the threat: the opponent's best reply to it.
         """
-        n = GRADE_NODES if nodes is None else nodes
-        self.force = pit
+        self.start_grade(pos, pit, nodes)
         try:
-            self.start(pos, nodes=n)
             while not self.step(1024):
                 pass
         finally:
             self.force = -1
+        return self.grade_result()
+
+    def start_grade(self, pos, pit, nodes=None, clock=None):
+        """Begin grading `pit` in `pos` a slice at a time: run step() until it
+        returns True, then grade_result().  (The board keeps its pits live.)"""
+        self._grade_nodes = GRADE_NODES if nodes is None else nodes
+        self._grade_pit = pit
+        self._grade_pos[:] = pos
+        self.force = pit
+        self.start(pos, nodes=self._grade_nodes, clock=clock)
+
+    def grade_result(self):
+        """The grade of the search begun by start_grade() (see grade())."""
+        self.force = -1
+        pos = self._grade_pos
+        pit = self._grade_pit
         if self.best_move == pit or self.depth == 0:
             return 0, 0, -1
         loss = self.qscore - self.first_score
@@ -323,13 +344,13 @@ class Engine:
                 break
         threat = -1
         if g == 5:
-            child = bytearray(POS_LEN)
+            child = self._grade_child
             child[:] = pos
             self.rules.move(child, pit)
             if child[MASK] and child[SIDE] != pos[SIDE]:
                 threat = self._tt_move(child)
                 if threat < 0:
-                    threat = self.search(child, nodes=n // 4 + 1)
+                    threat = self.search(child, nodes=self._grade_nodes // 4 + 1)
         return g, stones, threat
 
     # -- the search ----------------------------------------------------------------
