@@ -32,7 +32,7 @@ def pull_games(port=None, dest="games", out=None):
         board.raw(soft_reset=False)
         listing = board.exec(
             BOARD_HASH + "import os\ntry:\n es = list(os.ilistdir(%r))\nexcept OSError:\n es = []\n"
-            "for e in es:\n if not e[1] & 0x4000 and e[0].endswith('.txt'):\n  print(e[0], _h(%r + '/' + e[0]))\n"
+            "for e in es:\n if not e[1] & 0x4000 and e[0].endswith('.txt'):\n  print(e[0], _h(%r + '/' + e[0])[0])\n"
             % (GAMES_DIR, GAMES_DIR))
         remote = dict(line.split() for line in listing.splitlines() if line.strip())
         os.makedirs(dest, exist_ok=True)

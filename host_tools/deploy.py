@@ -47,8 +47,8 @@ class DeployError(Exception):
 # ---------------------------------------------------------------------------
 # code run on the board (MicroPython)
 
-BOARD_INFO = r"""
-import sys, os, json
+# sha256 (hex) and size of a file on the board, read in 512-byte pieces.
+BOARD_HASH = r"""
 try:
     import hashlib, binascii
 except ImportError:
@@ -65,6 +65,10 @@ def _h(p):
             h.update(b if k == 512 else b[:k])
             n += k
     return binascii.hexlify(h.digest()).decode(), n
+"""
+
+BOARD_INFO = BOARD_HASH + r"""
+import sys, os, json
 def _walk(d, rel):
     try:
         es = list(os.ilistdir(d))
@@ -104,20 +108,6 @@ for f in ('boot.py', 'main.py'):
 if hashlib:
     _walk('/slots/a', 'a/')
     _walk('/slots/b', 'b/')
-"""
-
-BOARD_HASH = r"""
-import hashlib, binascii
-def _h(p):
-    h = hashlib.sha256()
-    b = bytearray(512)
-    with open(p, 'rb') as f:
-        while True:
-            k = f.readinto(b)
-            if not k:
-                break
-            h.update(b if k == 512 else b[:k])
-    return binascii.hexlify(h.digest()).decode()
 """
 
 BOARD_FS = r"""
@@ -557,7 +547,7 @@ def deploy(port=None, src=DEFAULT_SRC, use_mpy=True, max_boots=3, out=None,
             check = dict((base + rel, h) for rel, (h, _n) in manifest["files"].items())
             check.update(("/" + n + ".new", hashlib.sha256(root_files[n]).hexdigest()) for n in p["roots"])
             bad = board.exec(
-                "for p, h in %r:\n try:\n  x = _h(p)\n except OSError:\n  x = None\n if x != h:\n  print(p)\n"
+                "for p, h in %r:\n try:\n  x = _h(p)[0]\n except OSError:\n  x = None\n if x != h:\n  print(p)\n"
                 % (sorted(check.items()),)).split()
             if bad:
                 raise DeployError("verification failed for %d file(s) (%s); nothing switched, the board still runs %s"
