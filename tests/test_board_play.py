@@ -521,3 +521,20 @@ def test_an_error_that_keeps_coming_back_ends_in_the_menu():
     b.run(200)
     assert b.mode() == "menu" and b.app.game is None
     assert sum("bug in update" in line for line in b.lines) >= 3
+
+
+def test_hall_build_stones_on_both_stores_at_power_up_start_the_sensor_test():
+    """hardware/bringup.md: on the hall build a stone set on each store before
+    power-up enters the sensor test, as holding both stores does on a button build."""
+    b = board("pico_hall", held=("SS", "NS"), variant="kalah")
+    assert b.mode() == "sensor_test"
+    b.release("SS")
+    b.release("NS")
+    b.run(200)
+    b.press("S3")
+    b.run(100)
+    assert b.decoded()[1][2] == "white"  # the stores work again from their real rest
+    b.release("S3")
+    b.run(100)
+    b.hold(("SS", "NS"), Pits.LONG_MS + 200)
+    assert b.mode() == "menu"

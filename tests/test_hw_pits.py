@@ -169,3 +169,29 @@ def test_mux_baseline_per_sensor_threshold_and_hysteresis():
     # noise smaller than the threshold never shows
     mux.field = [(-1) ** i * (on // 2) for i in range(16)]
     assert m.read() == 0
+
+
+def test_mux_stone_on_a_store_at_power_up_reads_held_then_recalibrates():
+    """hardware/bringup.md: on the hall build a stone set on a store before power-up
+    must read as held (the sensor test / LED test gestures), and once lifted the
+    store gets its real resting baseline."""
+    rest = [32768 - 600 + 100 * i for i in range(16)]  # resting sensors near mid-scale
+    mux = Mux(rest)
+    chans = tuple(range(14))  # board index i on channel i
+    mux.field[6] = 30000  # a stone on the South store: the reading goes to the rail
+    mux.field[13] = -31000  # on the North store, the other pole
+    m = P.MuxSensors(mux.sel, mux, chans, threshold=0.06, hysteresis=0.02)
+    stores = (1 << 6) | (1 << 13)
+    assert m.read() == stores
+    mux.field[6] = 0  # South's stone lifted: released, baseline taken again
+    assert m.read() == 1 << 13
+    assert m.base[6] == rest[6] and m.base[13] == m.MID
+    on = int(0.06 * 65535)
+    mux.field[6] = on + 50  # from its real rest, a stone now reads normally
+    assert m.read() == stores
+    mux.field[6] = int(0.04 * 65535) - 50  # below the release level (hysteresis)
+    assert m.read() == 1 << 13
+    # A sensor resting off-centre but within the band is an ordinary baseline.
+    mux2 = Mux([32768 + 15000] + [32768] * 15)
+    m2 = P.MuxSensors(mux2.sel, mux2, chans)
+    assert m2.read() == 0 and m2.base[0] == 32768 + 15000

@@ -12,7 +12,7 @@ from mancala.hw.pixels import decode
 
 NAMES = ("S1", "S2", "S3", "S4", "S5", "S6", "SS", "N1", "N2", "N3", "N4", "N5", "N6", "NS")
 HALL_REST = 32000  # ADC reading with no magnet
-HALL_MAGNET = 9000  # added when a magnet (a finger's token) is over the sensor
+HALL_MAGNET = 30000  # a sowing stone on the pit floor: near the rail (hardware/sensors.md)
 
 
 def index(name):

@@ -67,6 +67,10 @@ class GpioSensors:
 
 class MuxSensors:
     SAMPLES = 4  # readings averaged for the baseline
+    MID = 32768  # a linear hall sensor at rest reads mid-scale (0.50 +/- 0.02)
+    # A reading this far (fraction of full scale) from mid-scale at power-up means a
+    # stone is already on the sensor (hardware/bringup.md: "held at power-up").
+    BOOT_HELD = 0.25
 
     def __init__(self, select_pins, adc, channels, threshold=0.06, hysteresis=0.02):
         self.sel = select_pins
@@ -76,6 +80,7 @@ class MuxSensors:
         self.off = int((threshold - hysteresis) * 65535)
         self.base = [0] * len(channels)
         self.state = 0
+        self.recalibrate = 0  # sensors held at power-up: baseline again once released
         self.calibrate()
 
     def _read(self, ch):
@@ -86,14 +91,29 @@ class MuxSensors:
         s[3].value(ch >> 3 & 1)
         return self.adc.read_u16()
 
+    def _average(self, ch):
+        t = 0
+        for _ in range(self.SAMPLES):
+            t += self._read(ch)
+        return t // self.SAMPLES
+
     def calibrate(self):
-        """Take every sensor's resting value as its baseline (no magnet near)."""
-        for i in range(len(self.channels)):
-            t = 0
-            for _ in range(self.SAMPLES):
-                t += self._read(self.channels[i])
-            self.base[i] = t // self.SAMPLES
+        """Take every sensor's resting value as its baseline.  A sensor already far
+        from mid-scale has a stone on it: it starts held, measured against a nominal
+        mid-scale baseline, and gets its real baseline when the stone is lifted."""
+        far = int(self.BOOT_HELD * 65535)
         self.state = 0
+        self.recalibrate = 0
+        bit = 1
+        for i in range(len(self.channels)):
+            v = self._average(self.channels[i])
+            if v - self.MID > far or self.MID - v > far:
+                self.base[i] = self.MID
+                self.state |= bit
+                self.recalibrate |= bit
+            else:
+                self.base[i] = v
+            bit <<= 1
 
     def read(self):
         m = self.state
@@ -105,6 +125,9 @@ class MuxSensors:
             if m & bit:
                 if d < self.off:
                     m &= ~bit
+                    if self.recalibrate & bit:
+                        self.base[i] = self._average(self.channels[i])
+                        self.recalibrate &= ~bit
             elif d > self.on:
                 m |= bit
             bit <<= 1
