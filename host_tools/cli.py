@@ -10,7 +10,7 @@ import json
 import sys
 
 from host_tools.board_text import draw
-from mancala.game import END_AGREEMENT, END_REPETITION, Game
+from mancala.game import END_AGREEMENT, END_REPETITION
 from mancala.notation import (
     NotationError,
     format_position,
@@ -25,10 +25,6 @@ END_NOTES = {END_REPETITION: "repetition", END_AGREEMENT: "agreement"}
 
 class UsageError(Exception):
     pass
-
-
-def _game(text):
-    return parse_any(text)
 
 
 def _result(game):
@@ -51,7 +47,7 @@ def cmd_show(argv):
     p.add_argument("text", nargs="+", help="a position ('kalah 4,4,...,0 S') or a record ('kalah 3 1 6')")
     p.add_argument("--json", action="store_true")
     a = p.parse_args(argv)
-    game = _game(_join(a.text))
+    game = parse_any(_join(a.text))
     if a.json:
         print(json.dumps(_result(game)))
         return 0
@@ -66,7 +62,7 @@ def cmd_legal(argv):
     p.add_argument("text", nargs="+")
     p.add_argument("--json", action="store_true")
     a = p.parse_args(argv)
-    game = _game(_join(a.text))
+    game = parse_any(_join(a.text))
     mask = game.legal_mask()
     moves = [k + 1 for k in range(6) if mask >> k & 1]
     if a.json:
@@ -80,7 +76,7 @@ def cmd_legal(argv):
 
 def _play_line(line, as_json):
     try:
-        game = _game(line)
+        game = parse_any(line)
     except NotationError as e:
         return json.dumps({"error": str(e)}) if as_json else "error: %s" % e
     return json.dumps(_result(game)) if as_json else format_position(game.rules, game.pos)
@@ -102,7 +98,7 @@ def cmd_play(argv):
             if line:
                 out.write(_play_line(line, a.json) + "\n")
         return 0
-    game = _game(_join(a.text))
+    game = parse_any(_join(a.text))
     if a.json:
         print(json.dumps(_result(game)))
     else:
@@ -199,5 +195,3 @@ def main(argv=None):
 if __name__ == "__main__":
     sys.exit(main())
 
-
-__all__ = ["main", "Game"]

@@ -8,7 +8,7 @@ Every error is a NotationError with a one-line message naming what is wrong.
 """
 
 from mancala.game import END_AGREEMENT, Game, IllegalMove
-from mancala.rules import N_STORE, S_STORE, SIDE, get_rules
+from mancala.rules import SIDE, get_rules
 
 BOARD_NAMES = ("S1", "S2", "S3", "S4", "S5", "S6", "S store",
                "N1", "N2", "N3", "N4", "N5", "N6", "N store")
@@ -143,10 +143,6 @@ def format_record(game):
     if game.end == END_AGREEMENT:
         words.append(AGREED)
     return " ".join(words)
-
-
-def scores(pos):
-    return pos[S_STORE], pos[N_STORE]
 
 
 def parse_any(text):

@@ -34,15 +34,6 @@ CAPTURED = const(8)
 POPCOUNT = bytes(bin(i).count("1") for i in range(64))
 
 
-def store_of(side):
-    return side * 7 + 6
-
-
-def opposite(index):
-    """The pit facing board index `index` (a pit, not a store)."""
-    return 12 - index
-
-
 class Rules:
     """Tables and moves of one rule set; subclasses specialise the move."""
 
@@ -126,18 +117,6 @@ class Rules:
 
     def move(self, pos, pit):  # pragma: no cover - every variant overrides it
         raise NotImplementedError
-
-    # -- results ---------------------------------------------------------------
-
-    def over(self, pos):
-        return pos[MASK] == 0
-
-    def winner(self, pos):
-        """None while the game runs, else SOUTH, NORTH or -1 for a draw."""
-        if pos[MASK]:
-            return None
-        s, n = pos[S_STORE], pos[N_STORE]
-        return SOUTH if s > n else NORTH if n > s else -1
 
 
 def sow(pos, paths, side, pit):
