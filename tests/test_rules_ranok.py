@@ -132,3 +132,14 @@ def test_rule5_agreement_and_winner():
 def test_seed_example_triple_capture():
     counts, side, _, _ = play("ranok", [0, 0, 0, 0, 0, 3, 0, 1, 1, 2, 3, 1, 0, 0], "S", 6)
     assert counts == [0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 3, 1, 0, 0] and side == "N"
+
+
+def test_record_word_agreed_round_trips_and_is_ranok_only():
+    from mancala.notation import NotationError, format_record, parse_record
+
+    g = parse_record("ranok 3 2 agreed")
+    assert g.over and g.end == END_AGREEMENT and format_record(g) == "ranok 3 2 agreed"
+    with pytest.raises(NotationError, match="only ranok ends by agreement"):
+        parse_record("kalah 3 agreed")
+    with pytest.raises(NotationError, match="'agreed' must be the last word"):
+        parse_record("ranok agreed 3")
