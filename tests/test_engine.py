@@ -6,10 +6,14 @@ import random
 import pytest
 
 from mancala.engine import (
+    FR_STOPPED,
+    FRONTIERS,
     GRADE_LIMITS,
     GRADES,
+    INF,
     LEVELS,
     MASTER_NODES,
+    SCALE,
     Engine,
     Rng,
     level_nodes,
@@ -329,3 +333,100 @@ def test_zobrist_and_table_stay_small():
     assert max(eng.ttd) < 2 ** 30
     r = Rng(7)
     assert all(0 <= r.next() < 2 ** 30 for _ in range(1000))
+
+
+# -- the frontier: children of depth-1 nodes valued without being made ---------------
+
+def _made_value(rules, eng, pos, pit):
+    """A child's leaf value the slow way: make it, then score it."""
+    side = pos[SIDE]
+    c = bytearray(pos)
+    fl = rules.move(c, pit)
+    if fl & OVER:
+        return fl, (c[6] - c[13]) * SCALE * (-1 if side else 1)
+    return fl, eng.evaluate(c, side, eng.w, eng.tw, rules.paths)
+
+
+@pytest.mark.parametrize("variant", ["kalah", "kalah3", "kalah6", "oware"])
+def test_frontier_values_equal_made_children(variant):
+    """Every child the frontier values gets exactly the value the made child gets
+    (captures, grand slams, laps into the own row, game ends, row weight); it stops
+    only where a real move must decide: an extra turn, a lap past the origin, or a
+    mover's row left empty (oware: the opponent must feed it)."""
+    rules = get_rules(variant)
+    eng = Engine(rules)
+    frontier = FRONTIERS[rules.name]
+    rng = random.Random(variant)
+    valued = stopped = 0
+    for _ in range(60):
+        game = Game(rules)
+        while not game.over:
+            pos = game.pos
+            for pit in range(6):
+                if not pos[MASK] >> pit & 1:
+                    continue
+                one = bytearray(pos)
+                one[MASK] = 1 << pit  # the frontier sees this child alone
+                for w in (0, 1, 3):
+                    r = frontier(one, -INF, INF, 99, w, rules.total // 2)
+                    eng.w = w
+                    fl, want = _made_value(rules, eng, pos, pit)
+                    if r & FR_STOPPED:
+                        lap = 12 if rules.name == "oware" else 13
+                        assert fl & EXTRA or pos[pos[SIDE] * 7 + pit] >= lap or \
+                            (rules.name == "oware" and not any(_after(rules, pos, pit))), \
+                            (list(pos), pit)
+                        assert (r >> 2) & 7 == 0
+                        stopped += 1
+                    else:
+                        assert (r >> 8) - 32768 == want, (list(pos), pit, w)
+                        assert (r >> 2) & 7 == 1
+                        valued += 1
+            legal_pits = [k for k in range(6) if pos[MASK] >> k & 1]
+            game.play(rng.choice(legal_pits))
+    assert valued > 3 * stopped > 0
+
+
+def _after(rules, pos, pit):
+    """The mover's row right after sowing (before any end-of-game collection)."""
+    c = bytearray(pos)
+    side = pos[SIDE]
+    n = c[side * 7 + pit]
+    c[side * 7 + pit] = 0
+    for i in range(n):
+        c[rules.paths[side * 6 + pit][i]] += 1
+    return c[side * 7:side * 7 + 6]
+
+
+@pytest.mark.parametrize("variant", ["kalah", "oware"])
+def test_frontier_keeps_search_values(variant):
+    """Each finished iteration scores the root the same with the frontier as with
+    every child made (the tree's minimax value does not depend on how its leaves
+    are reached), and the node limit stays exact."""
+    rules = get_rules(variant)
+    rng = random.Random(3)
+    compared = 0
+    for _ in range(25):
+        game = Game(rules)
+        for _ in range(rng.randint(0, 30)):
+            if game.over:
+                break
+            game.play(rng.choice([k for k in range(6) if game.pos[MASK] >> k & 1]))
+        if game.over or bin(game.pos[MASK]).count("1") < 2:
+            continue
+        runs = []
+        for use in (True, False):
+            eng = Engine(rules)
+            if not use:
+                eng.frontier = None
+            eng.start(game.pos, nodes=3000)
+            seen = {}
+            while not eng.step(7):
+                seen[eng.depth] = eng.qscore
+            assert eng.nodes <= 3000
+            runs.append(seen)
+        common = set(runs[0]) & set(runs[1]) - {0}
+        for d in common:
+            assert runs[0][d] == runs[1][d], (list(game.pos), d)
+            compared += 1
+    assert compared >= 20

@@ -139,6 +139,187 @@ def evaluate(pos, side, w, tw, paths):
     return v
 
 
+def evaluate_oware(pos, side, w, tw, paths):
+    """Oware: store difference, `w` per stone of one's own row, and `tw` per stone
+    the side to move could capture at once (the chain of 1s and 2s its last stone
+    turns into 2s and 3s): at the horizon the side to move takes it before anything
+    else happens."""
+    a = pos[0] + pos[1] + pos[2] + pos[3] + pos[4] + pos[5]
+    b = pos[7] + pos[8] + pos[9] + pos[10] + pos[11] + pos[12]
+    v = (pos[6] - pos[13]) * SCALE + (a - b) * w
+    if side:
+        v = -v
+    if tw:
+        stm = pos[SIDE]
+        own0 = stm * 7
+        opp0 = 7 - own0
+        best = 0
+        for pit in range(6):
+            c = pos[own0 + pit]
+            if c and c < 12:
+                last = paths[stm * 6 + pit][c - 1]
+                if opp0 <= last < opp0 + 6:
+                    g = 0
+                    while last >= opp0 and 0 < pos[last] < 3:
+                        g += pos[last] + 1
+                        last -= 1
+                    if g > best:
+                        best = g
+        if best:
+            v += best * tw if stm == side else -best * tw
+    return v
+
+# -- the frontier -----------------------------------------------------------------
+# At a node of depth 1 every child is a leaf, and a leaf's value (store difference
+# plus row weight, or the final difference when the game ends) follows from the
+# parent's stores and row sums and from where the move's stones fall: for fewer
+# stones than a lap, a sowing from a pit is a fixed run of own pits, the store,
+# the opponent's pits, own pits again.  So the frontier values its children
+# without copying and sowing them, about 4x cheaper per child in MicroPython.  A
+# child it cannot value that way (an extra turn, a lap, a row left empty that the
+# opponent must feed) stops it; the search makes the rest of the children as usual.
+# Each child valued counts as one node, as one made would.
+#
+# The result is packed in one small int (no tuple allocated per node):
+# (best + 32768) << 8 | stop pit << 5 | children valued << 2 | stopped << 1 | cut,
+# where "cut" says a leaf was scored by the evaluation (the depth limit mattered).
+
+FR_CUT = const(1)
+FR_STOPPED = const(2)
+
+
+def frontier_kalah(pos, alpha, beta, left, w, half):
+    """Kalah: the best child value of `pos` for its side to move (packed, above)."""
+    side = pos[14]
+    own0 = side * 7
+    opp0 = 7 - own0
+    a = pos[own0] + pos[own0 + 1] + pos[own0 + 2] + pos[own0 + 3] + pos[own0 + 4] \
+        + pos[own0 + 5]
+    b = pos[opp0] + pos[opp0 + 1] + pos[opp0 + 2] + pos[opp0 + 3] + pos[opp0 + 4] \
+        + pos[opp0 + 5]
+    s = pos[own0 + 6]
+    t = pos[opp0 + 6]
+    mask = pos[15]
+    bv = -INF
+    used = 0
+    cut = 0
+    for pit in range(6):
+        if not mask >> pit & 1:
+            continue
+        n = pos[own0 + pit]
+        r = 5 - pit  # stones before the store
+        if n == r + 1 or n > 12 or used >= left:  # extra turn, a lap, the node limit
+            return ((bv + 32768) << 8) | (pit << 5) | (used << 2) | FR_STOPPED | cut
+        used += 1
+        if n <= r:  # within the own row
+            s2 = s
+            a2 = a
+            b2 = b
+            last = own0 + pit + n
+            if not pos[last] and pos[12 - last]:  # lands in an empty pit: capture
+                g = pos[12 - last]
+                s2 = s + g + 1
+                a2 = a - 1
+                b2 = b - g
+        else:
+            k = n - r - 1  # stones past the store
+            s2 = s + 1
+            if k <= 6:
+                a2 = a - n + r
+                b2 = b + k
+            else:  # round into the own row again, up to the pit before the origin
+                a2 = a - n + r + k - 6
+                b2 = b + 6
+                last = own0 + k - 7
+                if not pos[last]:  # empty before: capture (its opposite was sown)
+                    g = pos[12 - last] + 1
+                    s2 += g + 1
+                    a2 -= 1
+                    b2 -= g
+        if a2 and b2:
+            v = (s2 - t) * SCALE + (a2 - b2) * w
+            cut = FR_CUT
+        else:  # a row is empty: each side takes its own row
+            v = (s2 + a2 - t - b2) * SCALE
+        if v > bv:
+            bv = v
+            if v > alpha:
+                alpha = v
+                if v >= beta:
+                    break
+    return ((bv + 32768) << 8) | (7 << 5) | (used << 2) | cut
+
+
+def frontier_oware(pos, alpha, beta, left, w, half):
+    """Oware: the best child value of `pos` for its side to move (packed, above)."""
+    side = pos[14]
+    own0 = side * 7
+    opp0 = 7 - own0
+    a = pos[own0] + pos[own0 + 1] + pos[own0 + 2] + pos[own0 + 3] + pos[own0 + 4] \
+        + pos[own0 + 5]
+    b = pos[opp0] + pos[opp0 + 1] + pos[opp0 + 2] + pos[opp0 + 3] + pos[opp0 + 4] \
+        + pos[opp0 + 5]
+    s = pos[own0 + 6]
+    t = pos[opp0 + 6]
+    mask = pos[15]
+    bv = -INF
+    used = 0
+    cut = 0
+    for pit in range(6):
+        if not mask >> pit & 1:
+            continue
+        n = pos[own0 + pit]
+        r = 5 - pit  # stones that stay in the own row
+        if n > 11 or used >= left:  # a lap (skips the origin), the node limit
+            return ((bv + 32768) << 8) | (pit << 5) | (used << 2) | FR_STOPPED | cut
+        s2 = s
+        if n <= r:
+            a2 = a
+            b2 = b
+        else:
+            k = n - r  # stones into the opponent's row
+            if k <= 6:
+                a2 = a - n + r
+                b2 = b + k
+                # the chain of 1s and 2s (2s and 3s once sown) ending at the last pit
+                last = opp0 + k - 1
+                g = 0
+                j = last
+                while j >= opp0 and 0 < pos[j] < 3:
+                    g += pos[j] + 1
+                    j -= 1
+                if g:
+                    if j < opp0:  # from the first pit: a grand slam unless stones lie beyond
+                        j = last + 1
+                        while j < opp0 + 6 and not pos[j]:
+                            j += 1
+                        if j == opp0 + 6:
+                            g = 0  # taking every stone of the opponent captures nothing
+                    s2 = s + g
+                    b2 -= g
+            else:  # round into the own row again
+                a2 = a - n + r + k - 6
+                b2 = b + 6
+        if not b2 or s2 > half or (s2 == half and t == half):
+            v = (s2 + a2 - t - b2) * SCALE  # over: each side takes its own row
+        elif not a2:  # the opponent must feed us: a real move decides
+            return ((bv + 32768) << 8) | (pit << 5) | (used << 2) | FR_STOPPED | cut
+        else:
+            v = (s2 - t) * SCALE + (a2 - b2) * w
+            cut = FR_CUT
+        used += 1
+        if v > bv:
+            bv = v
+            if v > alpha:
+                alpha = v
+                if v >= beta:
+                    break
+    return ((bv + 32768) << 8) | (7 << 5) | (used << 2) | cut
+
+
+FRONTIERS = {"kalah": frontier_kalah, "oware": frontier_oware}
+
+
 class Engine:
     def __init__(self, rules, tt_bits=12, seed=0):
         self.rules = rules
@@ -146,6 +327,10 @@ class Engine:
         self.rng = Rng(seed)
         self.w = ROW_WEIGHT.get(rules.name, 0)
         self.tw = THREAT_WEIGHT.get(rules.name, 0)
+        self.evaluate = evaluate_oware if rules.name == "oware" else evaluate
+        # children of depth-1 nodes valued without being made (None: made)
+        self.frontier = FRONTIERS.get(rules.name)
+        self.half = rules.total // 2
         self.tt_bits = tt_bits
         n = 1 << tt_bits
         self.tmask = n - 1
@@ -428,15 +613,19 @@ class Engine:
         bits = self.tt_bits
         w = self.w
         tw = self.tw
+        evaluate = self.evaluate
+        frontier = self.frontier if not tw else None  # it knows no threat term
+        half = self.half
         limit = self.limit
         nodes = self.nodes
         p = self._p
         v = self._ret
         state = self._state
+        pending = -1  # a frontier result for the node being entered
         while True:
             if state == 0:
                 # ---- a new node at ply p: the table, then its moves in order
-                if nodes >= end:
+                if nodes >= end and pending < 0:
                     self._p = p
                     self._state = 0
                     self.nodes = nodes
@@ -462,6 +651,38 @@ class Engine:
                             p -= 1
                             state = 1
                             continue
+                if d <= 1 and p and frontier is not None:
+                    if pending >= 0:  # valued up to a stop by the parent
+                        r = pending
+                        pending = -1
+                    else:
+                        r = frontier(pos, alpha[p], beta[p], limit - nodes, w, half)
+                        nodes += (r >> 2) & 7
+                        if r & FR_CUT:
+                            self._cut = True
+                    v = (r >> 8) - 32768
+                    if not r & FR_STOPPED:
+                        p -= 1
+                        state = 1
+                        continue
+                    # a child it could not value: make the rest, from that pit on
+                    sp = (r >> 5) & 7
+                    base = p * 6
+                    n = 0
+                    mask = pos[MASK]
+                    for pit in range(sp, 6):
+                        if mask >> pit & 1:
+                            order[base + n] = pit
+                            n += 1
+                    cnt[p] = n
+                    cur[p] = 0
+                    best[p] = v
+                    bmove[p] = sp
+                    if v > alpha[p]:
+                        alpha[p] = v
+                    self.oalpha[p] = alpha[p]
+                    state = 2
+                    continue
                 if p == 0:
                     tm = self.force
                     if tm < 0:
@@ -596,9 +817,22 @@ class Engine:
                         beta[q] = -a
                     dep[q] = dep[p] - 1
                     node[q] = c
-                    p = q
-                    state = 0
-                    continue
+                    if dep[q] == 1 and frontier is not None and not same[p]:
+                        # the child is a frontier node: value it here, no push
+                        r = frontier(c, -b, -a, limit - nodes, w, half)
+                        nodes += (r >> 2) & 7
+                        if r & FR_CUT:
+                            self._cut = True
+                        if r & FR_STOPPED:  # enter it; it goes on from the stop
+                            pending = r
+                            p = q
+                            state = 0
+                            continue
+                        v = 32768 - (r >> 8)  # negated: node p's view
+                    else:
+                        p = q
+                        state = 0
+                        continue
             # ---- v: the value of move `pit` of node p, from p's side to move
             if p == 0:
                 if k == 0:
