@@ -170,25 +170,50 @@ class Kalah(Rules):
         return True
 
     def move(self, pos, pit):
+        # sow(), row_empty() and legal_mask() are inlined: a call costs as much as
+        # a dozen bytecodes, and this runs at every node of the search.
         side = pos[SIDE]
         own = side * 7
-        last = sow(pos, self.paths, side, pit)
-        store = own + 6
+        origin = own + pit
+        n = pos[origin]
+        pos[origin] = 0
+        path = self.paths[side * 6 + pit]
+        for i in range(n):
+            pos[path[i]] += 1
+        last = path[n - 1]
         flags = 0
-        if last == store:
+        if last == own + 6:
             flags = EXTRA
-        elif own <= last < store and pos[last] == 1 and pos[12 - last]:
-            pos[store] += pos[12 - last] + 1
-            pos[12 - last] = 0
-            pos[last] = 0
-            flags = (CAPTURED << last) | (CAPTURED << (12 - last))
-        if not flags & EXTRA:
+            b = own  # row of the side to move next
+        else:
+            if own <= last < own + 6 and pos[last] == 1 and pos[12 - last]:
+                pos[own + 6] += pos[12 - last] + 1
+                pos[12 - last] = 0
+                pos[last] = 0
+                flags = (CAPTURED << last) | (CAPTURED << (12 - last))
             pos[SIDE] = side ^ 1
-        if row_empty(pos, 0) or row_empty(pos, 7):
+            b = 7 - own
+        # The next mover's legal pits are its non-empty ones; 0 means its row is empty.
+        m = 0
+        if pos[b]:
+            m = 1
+        if pos[b + 1]:
+            m |= 2
+        if pos[b + 2]:
+            m |= 4
+        if pos[b + 3]:
+            m |= 8
+        if pos[b + 4]:
+            m |= 16
+        if pos[b + 5]:
+            m |= 32
+        o = 7 - b
+        if not (m and (pos[o] or pos[o + 1] or pos[o + 2] or pos[o + 3] or pos[o + 4]
+                       or pos[o + 5])):  # a row is empty: the game is over
             collect_rows(pos)
             pos[MASK] = 0
             return flags | OVER | SWEPT
-        pos[MASK] = self.legal_mask(pos)
+        pos[MASK] = m
         return flags
 
 
@@ -238,18 +263,38 @@ class Mangala(Rules):
             pos[store] += pos[last]
             pos[last] = 0
             flags = CAPTURED << last
-        if not flags & EXTRA:
+        if flags & EXTRA:
+            b = own  # row of the side to move next
+        else:
             pos[SIDE] = side ^ 1
+            b = 7 - own
         if pos[S_STORE] >= 25 or pos[N_STORE] >= 25:
             pos[MASK] = 0
             return flags | OVER
-        s_empty = row_empty(pos, 0)
-        n_empty = row_empty(pos, 7)
-        if s_empty or n_empty:
-            _sweep_to_empty_row(pos, s_empty)
+        # legal_mask() and row_empty() inlined (see Kalah.move)
+        m = 0
+        if pos[b]:
+            m = 1
+        if pos[b + 1]:
+            m |= 2
+        if pos[b + 2]:
+            m |= 4
+        if pos[b + 3]:
+            m |= 8
+        if pos[b + 4]:
+            m |= 16
+        if pos[b + 5]:
+            m |= 32
+        if not m:  # the next mover's row is empty (if both are, the sweep moves 0)
+            _sweep_to_empty_row(pos, b == 0)
             pos[MASK] = 0
             return flags | OVER | SWEPT
-        pos[MASK] = self.legal_mask(pos)
+        o = 7 - b
+        if not (pos[o] or pos[o + 1] or pos[o + 2] or pos[o + 3] or pos[o + 4] or pos[o + 5]):
+            _sweep_to_empty_row(pos, o == 0)
+            pos[MASK] = 0
+            return flags | OVER | SWEPT
+        pos[MASK] = m
         return flags
 
 
@@ -265,7 +310,13 @@ class Ranok(Rules):
     def _sow(self, pos, side, pit):
         """Sow and capture; no end-of-game rule.  Returns the capture flags."""
         own = side * 7
-        last = sow(pos, self.paths, side, pit)
+        origin = own + pit  # sow() inlined
+        n = pos[origin]
+        pos[origin] = 0
+        path = self.paths[side * 6 + pit]
+        for i in range(n):
+            pos[path[i]] += 1
+        last = path[n - 1]
         opp = 7 - own
         if not opp <= last < opp + 6:
             return 0
@@ -294,27 +345,82 @@ class Ranok(Rules):
         side = pos[SIDE]
         own = side * 7
         opp = 7 - own
-        opp_has = not row_empty(pos, opp)
+        # Unrolled, as this runs after every move: m gets the non-empty pits whose
+        # stones stop short of the opponent's row (n < 7 - pit), reach the others.
         m = 0
-        bit = 1
-        for pit in range(6):
-            n = pos[own + pit]
-            if n:
-                if n < 7 - pit:  # never reaches the opponent's row: no capture either
-                    if opp_has:
-                        m |= bit
-                else:
-                    last = self.paths[side * 6 + pit][n - 1]
+        reach = 0
+        n = pos[own]
+        if n:
+            if n < 7:
+                m = 1
+            else:
+                reach = 1
+        n = pos[own + 1]
+        if n:
+            if n < 6:
+                m |= 2
+            else:
+                reach |= 2
+        n = pos[own + 2]
+        if n:
+            if n < 5:
+                m |= 4
+            else:
+                reach |= 4
+        n = pos[own + 3]
+        if n:
+            if n < 4:
+                m |= 8
+            else:
+                reach |= 8
+        n = pos[own + 4]
+        if n:
+            if n < 3:
+                m |= 16
+            else:
+                reach |= 16
+        n = pos[own + 5]
+        if n:
+            if n < 2:
+                m |= 32
+            else:
+                reach |= 32
+        # Stopping short captures nothing, so it is legal iff the opponent has stones.
+        if m and not (pos[opp] or pos[opp + 1] or pos[opp + 2] or pos[opp + 3]
+                      or pos[opp + 4] or pos[opp + 5]):
+            m = 0
+        if reach:
+            paths = self.paths
+            for pit in range(6):
+                if reach >> pit & 1:
+                    n = pos[own + pit]
+                    last = paths[side * 6 + pit][n - 1]
                     c = pos[last] + 1
                     if not opp <= last < opp + 6 or (n <= 12 and c != 2 and c != 3):
-                        m |= bit  # stones reach the opponent and nothing is captured
-                    else:  # a capture may empty the row: try it
+                        m |= 1 << pit  # stones reach the opponent, nothing is captured
+                    elif n <= 12:
+                        # One lap at most: the sowing put one stone in each of the
+                        # opponent's pits up to `last`, so what the capture of
+                        # last-1, last, last+1 leaves follows from the counts (this
+                        # case is frequent, a trial sowing would cost a lot).
+                        empties = last == opp or (last == opp + 1
+                                                  and (pos[opp] == 1 or pos[opp] == 2))
+                        if empties and last < opp + 5:
+                            c = pos[last + 1]
+                            empties = c == 0 or c == 2 or c == 3
+                            i = last + 2
+                            while empties and i < opp + 6:
+                                if pos[i]:
+                                    empties = False
+                                i += 1
+                        if not empties:
+                            m |= 1 << pit
+                    else:  # several laps: try it
                         t = self._scratch
                         t[:] = pos
                         self._sow(t, side, pit)
                         if not row_empty(t, opp):
-                            m |= bit
-            bit <<= 1
+                            m |= 1 << pit
         return m
 
     def move(self, pos, pit):
@@ -348,10 +454,21 @@ class Oware(Rules):
                 m |= 1 << pit
         return m
 
+    def __init__(self, seeds=4):
+        Rules.__init__(self, seeds)
+        self.half = self.total // 2
+
     def move(self, pos, pit):
+        # sow() and legal_mask() are inlined (see Kalah.move)
         side = pos[SIDE]
         own = side * 7
-        last = sow(pos, self.paths, side, pit)
+        origin = own + pit
+        n = pos[origin]
+        pos[origin] = 0
+        path = self.paths[side * 6 + pit]
+        for i in range(n):
+            pos[path[i]] += 1
+        last = path[n - 1]
         opp = 7 - own
         flags = 0
         if opp <= last < opp + 6:
@@ -376,11 +493,30 @@ class Oware(Rules):
                         pos[i] = 0
                         flags |= CAPTURED << i
                     pos[own + 6] += got
-        side ^= 1
-        pos[SIDE] = side
-        m = self.legal_mask(pos)
-        s, t = pos[S_STORE], pos[N_STORE]
-        half = self.total // 2
+        pos[SIDE] = side ^ 1
+        # The next mover's (row opp) legal pits: its non-empty ones while the
+        # mover (row own) has stones, else only those that reach the mover's row.
+        m = 0
+        if pos[own] or pos[own + 1] or pos[own + 2] or pos[own + 3] or pos[own + 4] or pos[own + 5]:
+            if pos[opp]:
+                m = 1
+            if pos[opp + 1]:
+                m |= 2
+            if pos[opp + 2]:
+                m |= 4
+            if pos[opp + 3]:
+                m |= 8
+            if pos[opp + 4]:
+                m |= 16
+            if pos[opp + 5]:
+                m |= 32
+        else:
+            for k in range(6):
+                if pos[opp + k] > 5 - k:
+                    m |= 1 << k
+        s = pos[S_STORE]
+        t = pos[N_STORE]
+        half = self.half
         if not m or s > half or t > half or (s == half and t == half):
             collect_rows(pos)
             pos[MASK] = 0
@@ -389,7 +525,7 @@ class Oware(Rules):
         return flags
 
     def finish_if_over(self, pos):
-        half = self.total // 2
+        half = self.half
         s, t = pos[S_STORE], pos[N_STORE]
         if pos[MASK] and not (s > half or t > half or (s == half and t == half)):
             return False
