@@ -362,6 +362,7 @@ class Engine:
         self.hkey = array("i", bytes(4 * MAXPLY))
         self.order = bytearray(MAXPLY * 6)  # pits in search order
         self.same = bytearray(MAXPLY)  # the child being searched has the same mover
+        self.scout = bytearray(MAXPLY)  # ... and is searched with a null window (PVS)
         self.vcode = ("kalah", "mangala", "oware", "ranok").index(rules.name)
         self.bias = array("h", bytes(12))
         self.first_score = 0
@@ -383,6 +384,8 @@ class Engine:
         self._ret = 0
         self._cut = False
         self._rootx = False
+        self._fh = -1
+        self._fhv = 0
         self.clock = _ticks_ms
 
     # -- public API --------------------------------------------------------------
@@ -544,10 +547,14 @@ class Engine:
         self.iter += 1
         self._cut = False
         self._rootx = False
+        self._fh = -1  # a root move being searched again after failing high
         self.dep[0] = self.iter
         self.alpha[0] = -INF
         self.beta[0] = INF
         self.cur[0] = 0
+        scout = self.scout
+        for i in range(MAXPLY):
+            scout[i] = 0
         self._p = 0
         self._state = 0
 
@@ -562,6 +569,14 @@ class Engine:
                     self.best_move = b
                     self.qscore = raw
                     self.score = (raw + SCALE // 2) // SCALE
+        fh = self._fh
+        if fh >= 0 and self.root[MASK] >> fh & 1:
+            # a move whose null-window search beat the best so far, stopped in its
+            # full search: better than the best (its score is a lower bound)
+            raw = self._fhv - self.bias[fh]
+            self.best_move = fh
+            self.qscore = raw
+            self.score = (raw + SCALE // 2) // SCALE
 
     def _hash(self, pos):
         z = self.z
@@ -605,6 +620,7 @@ class Engine:
         cnt = self.cnt
         order = self.order
         same = self.same
+        scout = self.scout
         keys = self.keys
         bias = self.bias
         ttc = self.ttc
@@ -791,6 +807,9 @@ class Engine:
                     if p == 0:
                         a -= bias[pit]
                         b -= bias[pit]
+                    if k and b - a > 1:  # after the first move: a null window
+                        b = a + 1
+                        scout[p] = 1
                     alpha[q] = a
                     beta[q] = b
                     dep[q] = dep[p]
@@ -807,6 +826,9 @@ class Engine:
                     if p == 0:
                         a -= bias[pit]
                         b -= bias[pit]
+                    if k and b - a > 1:  # after the first move: a null window
+                        b = a + 1
+                        scout[p] = 1
                     if c[SIDE] == side:
                         same[p] = 1
                         alpha[q] = a
@@ -838,6 +860,33 @@ class Engine:
                 if k == 0:
                     self.first_score = v
                 v += bias[pit]
+                self._fh = -1
+            if scout[p]:
+                scout[p] = 0
+                if alpha[p] < v < beta[p]:
+                    # the null window failed high inside (alpha, beta): this move
+                    # may be the best, search it again with the full window
+                    if p == 0:
+                        self._fh = pit
+                        self._fhv = v
+                    q = p + 1
+                    a = alpha[p]
+                    b = beta[p]
+                    if p == 0:
+                        a -= bias[pit]
+                        b -= bias[pit]
+                    if same[p]:
+                        alpha[q] = a
+                        beta[q] = b
+                        dep[q] = dep[p]
+                    else:
+                        alpha[q] = -b
+                        beta[q] = -a
+                        dep[q] = dep[p] - 1
+                    node[q] = kids[p]
+                    p = q
+                    state = 0
+                    continue
             if v > best[p]:
                 best[p] = v
                 bmove[p] = pit
