@@ -90,6 +90,8 @@ UPPER = const(3)
 ROW_WEIGHT = {"kalah": 0, "mangala": 1, "oware": 1, "ranok": 1}
 # ... and per stone of the side to move's best capture at once (kalah, mangala).
 THREAT_WEIGHT = {"kalah": 0, "mangala": 0, "oware": 0, "ranok": 0}
+# ... and per empty pit of one's own row, against (oware).
+EMPTY_WEIGHT = {"oware": 0}
 
 
 class Rng:
@@ -110,7 +112,7 @@ class Rng:
         return self.next() % n
 
 
-def evaluate(pos, side, w, tw, paths):
+def evaluate(pos, side, w, tw, paths, ew=0):
     """Static value of `pos` for `side` in quarter stones (any side to move).
 
     Store difference, plus `w` per stone of one's own row, plus `tw` per stone of
@@ -139,7 +141,7 @@ def evaluate(pos, side, w, tw, paths):
     return v
 
 
-def evaluate_oware(pos, side, w, tw, paths):
+def evaluate_oware(pos, side, w, tw, paths, ew=0):
     """Oware: store difference, `w` per stone of one's own row, and `tw` per stone
     the side to move could capture at once (the chain of 1s and 2s its last stone
     turns into 2s and 3s): at the horizon the side to move takes it before anything
@@ -147,6 +149,14 @@ def evaluate_oware(pos, side, w, tw, paths):
     a = pos[0] + pos[1] + pos[2] + pos[3] + pos[4] + pos[5]
     b = pos[7] + pos[8] + pos[9] + pos[10] + pos[11] + pos[12]
     v = (pos[6] - pos[13]) * SCALE + (a - b) * w
+    if ew:
+        e = 0
+        for i in range(6):
+            if not pos[i]:
+                e += 1
+            if not pos[7 + i]:
+                e -= 1
+        v -= e * ew
     if side:
         v = -v
     if tw:
@@ -188,7 +198,7 @@ FR_CUT = const(1)
 FR_STOPPED = const(2)
 
 
-def frontier_kalah(pos, alpha, beta, left, w, half):
+def frontier_kalah(pos, alpha, beta, left, w, half, ew):
     """Kalah: the best child value of `pos` for its side to move (packed, above)."""
     side = pos[14]
     own0 = side * 7
@@ -250,7 +260,7 @@ def frontier_kalah(pos, alpha, beta, left, w, half):
     return ((bv + 32768) << 8) | (7 << 5) | (used << 2) | cut
 
 
-def frontier_oware(pos, alpha, beta, left, w, half):
+def frontier_oware(pos, alpha, beta, left, w, half, ew):
     """Oware: the best child value of `pos` for its side to move (packed, above)."""
     side = pos[14]
     own0 = side * 7
@@ -261,6 +271,13 @@ def frontier_oware(pos, alpha, beta, left, w, half):
         + pos[opp0 + 5]
     s = pos[own0 + 6]
     t = pos[opp0 + 6]
+    eo = ep = 0  # empty pits of each row, as bit masks
+    if ew:
+        for i in range(6):
+            if not pos[own0 + i]:
+                eo |= 1 << i
+            if not pos[opp0 + i]:
+                ep |= 1 << i
     mask = pos[15]
     bv = -INF
     used = 0
@@ -276,9 +293,15 @@ def frontier_oware(pos, alpha, beta, left, w, half):
         if n <= r:
             a2 = a
             b2 = b
+            sown = ((1 << n) - 1) << (pit + 1)  # own pits that get a stone
+            filled = 0  # ... and the opponent's
+            taken = 0  # the opponent's pits captured
         else:
             k = n - r  # stones into the opponent's row
+            sown = ((1 << r) - 1) << (pit + 1)
+            taken = 0
             if k <= 6:
+                filled = (1 << k) - 1
                 a2 = a - n + r
                 b2 = b + k
                 # the chain of 1s and 2s (2s and 3s once sown) ending at the last pit
@@ -289,15 +312,20 @@ def frontier_oware(pos, alpha, beta, left, w, half):
                     g += pos[j] + 1
                     j -= 1
                 if g:
+                    # the pits taken: after j up to the last (bit masks of the row)
+                    taken = filled & ~((1 << (j - opp0 + 1)) - 1) if j >= opp0 else filled
                     if j < opp0:  # from the first pit: a grand slam unless stones lie beyond
                         j = last + 1
                         while j < opp0 + 6 and not pos[j]:
                             j += 1
                         if j == opp0 + 6:
                             g = 0  # taking every stone of the opponent captures nothing
+                            taken = 0
                     s2 = s + g
                     b2 -= g
             else:  # round into the own row again
+                filled = 63
+                sown |= (1 << (k - 6)) - 1
                 a2 = a - n + r + k - 6
                 b2 = b + 6
         if not b2 or s2 > half or (s2 == half and t == half):
@@ -306,6 +334,9 @@ def frontier_oware(pos, alpha, beta, left, w, half):
             return ((bv + 32768) << 8) | (pit << 5) | (used << 2) | FR_STOPPED | cut
         else:
             v = (s2 - t) * SCALE + (a2 - b2) * w
+            if ew:  # empty pits after the move: theirs count for us
+                v += (POPCOUNT[(ep & ~filled) | taken]
+                      - POPCOUNT[(eo & ~sown) | (1 << pit)]) * ew
             cut = FR_CUT
         used += 1
         if v > bv:
@@ -327,6 +358,7 @@ class Engine:
         self.rng = Rng(seed)
         self.w = ROW_WEIGHT.get(rules.name, 0)
         self.tw = THREAT_WEIGHT.get(rules.name, 0)
+        self.ew = EMPTY_WEIGHT.get(rules.name, 0)
         self.evaluate = evaluate_oware if rules.name == "oware" else evaluate
         # children of depth-1 nodes valued without being made (None: made)
         self.frontier = FRONTIERS.get(rules.name)
@@ -629,6 +661,7 @@ class Engine:
         bits = self.tt_bits
         w = self.w
         tw = self.tw
+        ew = self.ew
         evaluate = self.evaluate
         frontier = self.frontier if not tw else None  # it knows no threat term
         half = self.half
@@ -672,7 +705,7 @@ class Engine:
                         r = pending
                         pending = -1
                     else:
-                        r = frontier(pos, alpha[p], beta[p], limit - nodes, w, half)
+                        r = frontier(pos, alpha[p], beta[p], limit - nodes, w, half, ew)
                         nodes += (r >> 2) & 7
                         if r & FR_CUT:
                             self._cut = True
@@ -819,7 +852,7 @@ class Engine:
                     continue
                 elif dep[p] <= 1 or q + 1 >= MAXPLY:
                     self._cut = True
-                    v = evaluate(c, side, w, tw, paths)
+                    v = evaluate(c, side, w, tw, paths, ew)
                 else:
                     a = alpha[p]
                     b = beta[p]
@@ -841,7 +874,7 @@ class Engine:
                     node[q] = c
                     if dep[q] == 1 and frontier is not None and not same[p]:
                         # the child is a frontier node: value it here, no push
-                        r = frontier(c, -b, -a, limit - nodes, w, half)
+                        r = frontier(c, -b, -a, limit - nodes, w, half, ew)
                         nodes += (r >> 2) & 7
                         if r & FR_CUT:
                             self._cut = True
