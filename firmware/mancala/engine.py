@@ -91,7 +91,7 @@ ROW_WEIGHT = {"kalah": 0, "mangala": 1, "oware": 1, "ranok": 1}
 # ... and per stone of the side to move's best capture at once (kalah, mangala).
 THREAT_WEIGHT = {"kalah": 0, "mangala": 0, "oware": 0, "ranok": 0}
 # ... and per empty pit of one's own row, against (oware).
-EMPTY_WEIGHT = {"oware": 0}
+EMPTY_WEIGHT = {"kalah": 5, "oware": 5}
 
 
 class Rng:
@@ -121,6 +121,14 @@ def evaluate(pos, side, w, tw, paths, ew=0):
     a = pos[0] + pos[1] + pos[2] + pos[3] + pos[4] + pos[5]
     b = pos[7] + pos[8] + pos[9] + pos[10] + pos[11] + pos[12]
     v = (pos[6] - pos[13]) * SCALE + (a - b) * w
+    if ew:
+        e = 0
+        for i in range(6):
+            if not pos[i]:
+                e += 1
+            if not pos[7 + i]:
+                e -= 1
+        v -= e * ew
     if side:
         v = -v
     if tw:
@@ -209,6 +217,13 @@ def frontier_kalah(pos, alpha, beta, left, w, half, ew):
         + pos[opp0 + 5]
     s = pos[own0 + 6]
     t = pos[opp0 + 6]
+    eo = ep = 0  # empty pits of each row, as bit masks
+    if ew:
+        for i in range(6):
+            if not pos[own0 + i]:
+                eo |= 1 << i
+            if not pos[opp0 + i]:
+                ep |= 1 << i
     mask = pos[15]
     bv = -INF
     used = 0
@@ -221,23 +236,31 @@ def frontier_kalah(pos, alpha, beta, left, w, half, ew):
         if n == r + 1 or n > 12 or used >= left:  # extra turn, a lap, the node limit
             return ((bv + 32768) << 8) | (pit << 5) | (used << 2) | FR_STOPPED | cut
         used += 1
+        taken = 0  # own pit | the opponent's pit << 6 emptied by a capture (bit masks)
         if n <= r:  # within the own row
             s2 = s
             a2 = a
             b2 = b
+            sown = ((1 << n) - 1) << (pit + 1)  # own pits that get a stone
+            filled = 0  # ... and the opponent's
             last = own0 + pit + n
             if not pos[last] and pos[12 - last]:  # lands in an empty pit: capture
                 g = pos[12 - last]
                 s2 = s + g + 1
                 a2 = a - 1
                 b2 = b - g
+                taken = (1 << (pit + n)) | (1 << (11 - pit - n))
         else:
             k = n - r - 1  # stones past the store
             s2 = s + 1
+            sown = ((1 << r) - 1) << (pit + 1)
             if k <= 6:
+                filled = (1 << k) - 1
                 a2 = a - n + r
                 b2 = b + k
             else:  # round into the own row again, up to the pit before the origin
+                filled = 63
+                sown |= (1 << (k - 6)) - 1
                 a2 = a - n + r + k - 6
                 b2 = b + 6
                 last = own0 + k - 7
@@ -246,8 +269,12 @@ def frontier_kalah(pos, alpha, beta, left, w, half, ew):
                     s2 += g + 1
                     a2 -= 1
                     b2 -= g
+                    taken = (1 << (k - 7)) | (1 << (18 - k))
         if a2 and b2:
             v = (s2 - t) * SCALE + (a2 - b2) * w
+            if ew:  # empty pits after the move: theirs count for us
+                v += (POPCOUNT[(ep & ~filled) | taken >> 6]
+                      - POPCOUNT[(eo & ~sown) | (1 << pit) | (taken & 63)]) * ew
             cut = FR_CUT
         else:  # a row is empty: each side takes its own row
             v = (s2 + a2 - t - b2) * SCALE
