@@ -47,7 +47,7 @@ GRADES = ("best", "excellent", "good", "inaccuracy", "mistake", "blunder")
 
 # Master's node budget per variant: the nodes a Pico searches in about 2 s
 # (measured VM node rate / 55 * 2 s; docs/ENGINE.md has the derivation).
-MASTER_NODES = {"kalah": 1450, "mangala": 1350, "oware": 1350, "ranok": 1100}
+MASTER_NODES = {"kalah": 2000, "mangala": 1300, "oware": 1750, "ranok": 1200}
 # Lower levels: a fixed budget (Master's for "master"), and root noise in
 # quarter stones (uniform in [-n, n], drawn from the engine's seed).
 LEVEL_NODES = (20, 70, 250, 0)
