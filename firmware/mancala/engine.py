@@ -15,12 +15,14 @@ Written for MicroPython bytecode on a Pico / ESP32 and unchanged in CPython:
 * A transposition table of 2**tt_bits entries in two arrays allocated once,
   keyed by a Zobrist hash of 30-bit values (XOR of values < 2**30 stays below
   2**30: no big ints on the device).
-* Move ordering: the table move, then by immediate gain (captures, stones in the
-  store), extra-turn moves first among equals.  Children are generated all at once
-  into per-ply buffers (a move is one memcpy plus a sowing), which makes the
-  ordering exact and lets frontier nodes evaluate their children in place.
-* Node counting: one node = one `rules.move` call.  A node limit is exact (the
-  search never plays more) and the result does not depend on the slice sizes.
+* Move ordering: the table move, then a guess at the immediate gain from where the
+  last stone lands (extra turn, capture size), without playing the move.  Children
+  are made one at a time into a per-ply buffer (one memcpy plus a sowing), so a
+  cutoff saves the rest; after the first, they get a null window (PVS).
+* The frontier (kalah, oware): the children of a depth-1 node are valued from the
+  parent's counts without being made (frontier_kalah / frontier_oware below).
+* Node counting: one node = one child made or valued.  A node limit is exact (the
+  search never goes past it) and the result does not depend on the slice sizes.
 
 Scores are in quarter stones inside (SCALE); `score` and grades speak stones.
 """
