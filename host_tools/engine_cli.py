@@ -587,7 +587,7 @@ def bench_engine(nodes=1500, plain_depth=4, vm=True, out=None, variants=None):
             row["pico_rate"] = row["vm_engine"] / PICO_SLOWDOWN
             row["pico_s"] = row["master"] / row["pico_rate"]
         res[v] = row
-    print("engine nodes/s (a node = one move made), plain = recursive alpha-beta over list "
+    print("engine nodes/s (a node = one child made or valued), plain = recursive alpha-beta over list "
           "copies (host_tools/plain_search.py, depth %d); CPU time, %d-node searches over "
           "positions from sample games" % (plain_depth, nodes), file=out)
     head = "%-8s %10s %10s %6s" % ("variant", "cpy engine", "cpy plain", "ratio")

@@ -431,3 +431,20 @@ def test_frontier_keeps_search_values(variant):
             assert runs[0][d] == runs[1][d], (list(game.pos), d)
             compared += 1
     assert compared >= 20
+
+
+def test_empty_pits_count_against_their_row():
+    """The empty-pit term: each empty pit of one's own row costs `ew`, each of the
+    opponent's gains it, from either side's view (and the row weight adds on)."""
+    for variant in ("kalah", "oware"):
+        rules = get_rules(variant)
+        eng = Engine(rules)
+        counts = [0, 0, 1, 2, 3, 4, 10, 1, 1, 1, 1, 1, 1, 10]  # S: 2 empty, N: none
+        pos = rules.new_position(counts, 0)
+        ev = eng.evaluate
+        assert ev(pos, 0, 0, 0, rules.paths, 5) == -10
+        assert ev(pos, 1, 0, 0, rules.paths, 5) == 10
+        assert ev(pos, 0, 1, 0, rules.paths, 5) == -10 + (10 - 6)
+        assert ev(pos, 0, 0, 0, rules.paths, 0) == 0
+    assert Engine(get_rules("kalah")).ew > 0 and Engine(get_rules("oware")).ew > 0
+    assert Engine(get_rules("ranok")).ew == 0  # measured worse there (docs/ENGINE.md)
