@@ -344,7 +344,7 @@ def _made_value(rules, eng, pos, pit):
     fl = rules.move(c, pit)
     if fl & OVER:
         return fl, (c[6] - c[13]) * SCALE * (-1 if side else 1)
-    return fl, eng.evaluate(c, side, eng.w, eng.tw, rules.paths, eng.ew)
+    return fl, eng.evaluate(c, side, eng.w, eng.tw, rules.paths, eng.ew, eng.xw)
 
 
 @pytest.mark.parametrize("variant", ["kalah", "kalah3", "kalah6", "oware"])
@@ -367,10 +367,12 @@ def test_frontier_values_equal_made_children(variant):
                     continue
                 one = bytearray(pos)
                 one[MASK] = 1 << pit  # the frontier sees this child alone
-                for w, ew in ((0, 0), (1, 0), (3, 0), (0, 5), (1, 3)):
-                    r = frontier(one, -INF, INF, 99, w, rules.total // 2, ew)
+                for w, ew, xw in ((0, 0, 0), (1, 0, 0), (3, 0, 0), (0, 5, 0), (1, 3, 2),
+                                  (0, 0, 3)):
+                    r = frontier(one, -INF, INF, 99, w, rules.total // 2, ew, xw)
                     eng.w = w
                     eng.ew = ew
+                    eng.xw = xw
                     fl, want = _made_value(rules, eng, pos, pit)
                     if r & FR_STOPPED:
                         lap = 12 if rules.name == "oware" else 13

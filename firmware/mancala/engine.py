@@ -49,7 +49,7 @@ GRADES = ("best", "excellent", "good", "inaccuracy", "mistake", "blunder")
 
 # Master's node budget per variant: the nodes a Pico searches in about 2 s
 # (measured VM node rate / 55 * 2 s; docs/ENGINE.md has the derivation).
-MASTER_NODES = {"kalah": 2000, "mangala": 1300, "oware": 1750, "ranok": 1200}
+MASTER_NODES = {"kalah": 2000, "mangala": 1300, "oware": 1500, "ranok": 1200}
 # Lower levels: a fixed budget (Master's for "master"), and root noise in
 # quarter stones (uniform in [-n, n], drawn from the engine's seed).
 LEVEL_NODES = (20, 70, 250, 0)
@@ -94,6 +94,9 @@ ROW_WEIGHT = {"kalah": 0, "mangala": 1, "oware": 1, "ranok": 1}
 THREAT_WEIGHT = {"kalah": 0, "mangala": 0, "oware": 0, "ranok": 0}
 # ... and per empty pit of one's own row, against (oware).
 EMPTY_WEIGHT = {"kalah": 5, "oware": 5}
+# ... and per stone of one's own row that its pit's move would sow into the
+# opponent's row, against (oware: such stones feed the opponent).
+EXPORT_WEIGHT = {"oware": 1}
 
 
 class Rng:
@@ -114,7 +117,7 @@ class Rng:
         return self.next() % n
 
 
-def evaluate(pos, side, w, tw, paths, ew=0):
+def evaluate(pos, side, w, tw, paths, ew=0, xw=0):
     """Static value of `pos` for `side` in quarter stones (any side to move).
 
     Store difference, plus `w` per stone of one's own row, plus `tw` per stone of
@@ -151,7 +154,7 @@ def evaluate(pos, side, w, tw, paths, ew=0):
     return v
 
 
-def evaluate_oware(pos, side, w, tw, paths, ew=0):
+def evaluate_oware(pos, side, w, tw, paths, ew=0, xw=0):
     """Oware: store difference, `w` per stone of one's own row, and `tw` per stone
     the side to move could capture at once (the chain of 1s and 2s its last stone
     turns into 2s and 3s): at the horizon the side to move takes it before anything
@@ -167,6 +170,14 @@ def evaluate_oware(pos, side, w, tw, paths, ew=0):
             if not pos[7 + i]:
                 e -= 1
         v -= e * ew
+    if xw:
+        e = 0
+        for i in range(6):
+            if pos[i] > 5 - i:
+                e += pos[i] - 5 + i
+            if pos[7 + i] > 5 - i:
+                e -= pos[7 + i] - 5 + i
+        v -= e * xw
     if side:
         v = -v
     if tw:
@@ -208,7 +219,7 @@ FR_CUT = const(1)
 FR_STOPPED = const(2)
 
 
-def frontier_kalah(pos, alpha, beta, left, w, half, ew):
+def frontier_kalah(pos, alpha, beta, left, w, half, ew, xw):
     """Kalah: the best child value of `pos` for its side to move (packed, above)."""
     side = pos[14]
     own0 = side * 7
@@ -289,7 +300,7 @@ def frontier_kalah(pos, alpha, beta, left, w, half, ew):
     return ((bv + 32768) << 8) | (7 << 5) | (used << 2) | cut
 
 
-def frontier_oware(pos, alpha, beta, left, w, half, ew):
+def frontier_oware(pos, alpha, beta, left, w, half, ew, xw):
     """Oware: the best child value of `pos` for its side to move (packed, above)."""
     side = pos[14]
     own0 = side * 7
@@ -307,6 +318,17 @@ def frontier_oware(pos, alpha, beta, left, w, half, ew):
                 eo |= 1 << i
             if not pos[opp0 + i]:
                 ep |= 1 << i
+    xo = xp = go = gp = 0  # stones each row would export; pits one more stone adds to
+    if xw:
+        for i in range(6):
+            c = pos[own0 + i] + i - 5
+            if c >= 0:
+                xo += c
+                go |= 1 << i
+            c = pos[opp0 + i] + i - 5
+            if c >= 0:
+                xp += c
+                gp |= 1 << i
     mask = pos[15]
     bv = -INF
     used = 0
@@ -319,6 +341,7 @@ def frontier_oware(pos, alpha, beta, left, w, half, ew):
         if n > 11 or used >= left:  # a lap (skips the origin), the node limit
             return ((bv + 32768) << 8) | (pit << 5) | (used << 2) | FR_STOPPED | cut
         s2 = s
+        xc = 0  # export of the opponent's pits captured
         if n <= r:
             a2 = a
             b2 = b
@@ -339,6 +362,8 @@ def frontier_oware(pos, alpha, beta, left, w, half, ew):
                 j = last
                 while j >= opp0 and 0 < pos[j] < 3:
                     g += pos[j] + 1
+                    if pos[j] + j - opp0 > 4:  # it exported once sown
+                        xc += pos[j] + j - opp0 - 4
                     j -= 1
                 if g:
                     # the pits taken: after j up to the last (bit masks of the row)
@@ -350,6 +375,7 @@ def frontier_oware(pos, alpha, beta, left, w, half, ew):
                         if j == opp0 + 6:
                             g = 0  # taking every stone of the opponent captures nothing
                             taken = 0
+                            xc = 0
                     s2 = s + g
                     b2 -= g
             else:  # round into the own row again
@@ -366,6 +392,9 @@ def frontier_oware(pos, alpha, beta, left, w, half, ew):
             if ew:  # empty pits after the move: theirs count for us
                 v += (POPCOUNT[(ep & ~filled) | taken]
                       - POPCOUNT[(eo & ~sown) | (1 << pit)]) * ew
+            if xw:  # exporting stones after the move: theirs count for us
+                v += (xp + POPCOUNT[filled & gp] - xc - xo - POPCOUNT[sown & go]
+                      + (n - r if n > r else 0)) * xw
             cut = FR_CUT
         used += 1
         if v > bv:
@@ -388,6 +417,7 @@ class Engine:
         self.w = ROW_WEIGHT.get(rules.name, 0)
         self.tw = THREAT_WEIGHT.get(rules.name, 0)
         self.ew = EMPTY_WEIGHT.get(rules.name, 0)
+        self.xw = EXPORT_WEIGHT.get(rules.name, 0)
         self.evaluate = evaluate_oware if rules.name == "oware" else evaluate
         # children of depth-1 nodes valued without being made (None: made)
         self.frontier = FRONTIERS.get(rules.name)
@@ -691,6 +721,7 @@ class Engine:
         w = self.w
         tw = self.tw
         ew = self.ew
+        xw = self.xw
         evaluate = self.evaluate
         frontier = self.frontier if not tw else None  # it knows no threat term
         half = self.half
@@ -734,7 +765,7 @@ class Engine:
                         r = pending
                         pending = -1
                     else:
-                        r = frontier(pos, alpha[p], beta[p], limit - nodes, w, half, ew)
+                        r = frontier(pos, alpha[p], beta[p], limit - nodes, w, half, ew, xw)
                         nodes += (r >> 2) & 7
                         if r & FR_CUT:
                             self._cut = True
@@ -881,7 +912,7 @@ class Engine:
                     continue
                 elif dep[p] <= 1 or q + 1 >= MAXPLY:
                     self._cut = True
-                    v = evaluate(c, side, w, tw, paths, ew)
+                    v = evaluate(c, side, w, tw, paths, ew, xw)
                 else:
                     a = alpha[p]
                     b = beta[p]
@@ -903,7 +934,7 @@ class Engine:
                     node[q] = c
                     if dep[q] == 1 and frontier is not None and not same[p]:
                         # the child is a frontier node: value it here, no push
-                        r = frontier(c, -b, -a, limit - nodes, w, half, ew)
+                        r = frontier(c, -b, -a, limit - nodes, w, half, ew, xw)
                         nodes += (r >> 2) & 7
                         if r & FR_CUT:
                             self._cut = True
