@@ -92,7 +92,7 @@ UPPER = const(3)
 ROW_WEIGHT = {"kalah": 0, "mangala": 1, "oware": 1, "ranok": 1}
 # ... and per stone of the side to move's best capture at once (kalah, mangala).
 THREAT_WEIGHT = {"kalah": 0, "mangala": 0, "oware": 0, "ranok": 0}
-# ... and per empty pit of one's own row, against (oware).
+# ... and per empty pit of the opponent's row, minus per empty pit of one's own.
 EMPTY_WEIGHT = {"kalah": 5, "oware": 5}
 # ... and per stone of one's own row that its pit's move would sow into the
 # opponent's row, against (oware: such stones feed the opponent).
@@ -120,7 +120,8 @@ class Rng:
 def evaluate(pos, side, w, tw, paths, ew=0, xw=0):
     """Static value of `pos` for `side` in quarter stones (any side to move).
 
-    Store difference, plus `w` per stone of one's own row, plus `tw` per stone of
+    Store difference, plus `w` per stone of one's own row, plus `ew` per empty pit
+    of the opponent's row minus per empty pit of one's own, plus `tw` per stone of
     the best capture the side to move could make at once (kalah, mangala: a
     one-ply look at the threat the horizon would otherwise hide)."""
     a = pos[0] + pos[1] + pos[2] + pos[3] + pos[4] + pos[5]
@@ -155,10 +156,12 @@ def evaluate(pos, side, w, tw, paths, ew=0, xw=0):
 
 
 def evaluate_oware(pos, side, w, tw, paths, ew=0, xw=0):
-    """Oware: store difference, `w` per stone of one's own row, and `tw` per stone
-    the side to move could capture at once (the chain of 1s and 2s its last stone
-    turns into 2s and 3s): at the horizon the side to move takes it before anything
-    else happens."""
+    """Oware: store difference, `w` per stone of one's own row, `ew` per empty pit
+    of the opponent's row minus per empty pit of one's own, `xw` against each stone
+    of one's row that its pit's move would sow into the opponent's row (a stone
+    beyond 5 - pit: it feeds the opponent), and `tw` per stone the side to move
+    could capture at once (the chain of 1s and 2s its last stone turns into 2s and
+    3s; off: the frontier cannot value it, docs/ENGINE.md)."""
     a = pos[0] + pos[1] + pos[2] + pos[3] + pos[4] + pos[5]
     b = pos[7] + pos[8] + pos[9] + pos[10] + pos[11] + pos[12]
     v = (pos[6] - pos[13]) * SCALE + (a - b) * w
@@ -302,6 +305,8 @@ def frontier_kalah(pos, alpha, beta, left, w, half, ew, xw):
 
 def frontier_oware(pos, alpha, beta, left, w, half, ew, xw):
     """Oware: the best child value of `pos` for its side to move (packed, above)."""
+    # (The opening lines repeat frontier_kalah's: a shared helper would hand back
+    # a tuple, an allocation per node.)
     side = pos[14]
     own0 = side * 7
     opp0 = 7 - own0
