@@ -123,7 +123,8 @@ def evaluate(pos, side, w, tw, paths, ew=0, xw=0):
     Store difference, plus `w` per stone of one's own row, plus `ew` per empty pit
     of the opponent's row minus per empty pit of one's own, plus `tw` per stone of
     the best capture the side to move could make at once (kalah, mangala: a
-    one-ply look at the threat the horizon would otherwise hide)."""
+    one-ply look at the threat the horizon would otherwise hide).  (`xw` is
+    oware's, see evaluate_oware; the frontiers take the same arguments.)"""
     a = pos[0] + pos[1] + pos[2] + pos[3] + pos[4] + pos[5]
     b = pos[7] + pos[8] + pos[9] + pos[10] + pos[11] + pos[12]
     v = (pos[6] - pos[13]) * SCALE + (a - b) * w
