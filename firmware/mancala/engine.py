@@ -938,8 +938,10 @@ class Engine:
                         beta[q] = -a
                     dep[q] = dep[p] - 1
                     node[q] = c
-                    if dep[q] == 1 and frontier is not None and not same[p]:
+                    if dep[q] == 1 and frontier is not None and not same[p] and nodes < end:
                         # the child is a frontier node: value it here, no push
+                        # (unless the slice is used up: then it is entered, and
+                        # the slice ends there)
                         r = frontier(c, -b, -a, limit - nodes, w, half, ew, xw)
                         nodes += (r >> 2) & 7
                         if r & FR_CUT:
