@@ -121,48 +121,12 @@ def evaluate(pos, side, w, tw, paths, ew=0, xw=0):
     """Static value of `pos` for `side` in quarter stones (any side to move).
 
     Store difference, plus `w` per stone of one's own row, plus `ew` per empty pit
-    of the opponent's row minus per empty pit of one's own, plus `tw` per stone of
-    the best capture the side to move could make at once (kalah, mangala: a
-    one-ply look at the threat the horizon would otherwise hide).  (`xw` is
-    oware's, see evaluate_oware; the frontiers take the same arguments.)"""
-    a = pos[0] + pos[1] + pos[2] + pos[3] + pos[4] + pos[5]
-    b = pos[7] + pos[8] + pos[9] + pos[10] + pos[11] + pos[12]
-    v = (pos[6] - pos[13]) * SCALE + (a - b) * w
-    if ew:
-        e = 0
-        for i in range(6):
-            if not pos[i]:
-                e += 1
-            if not pos[7 + i]:
-                e -= 1
-        v -= e * ew
-    if side:
-        v = -v
-    if tw:
-        stm = pos[SIDE]
-        own0 = stm * 7
-        best = 0
-        for pit in range(6):
-            c = pos[own0 + pit]
-            if c and c < 13:
-                last = paths[stm * 6 + pit][c - 1]
-                if own0 <= last < own0 + 6 and not pos[last]:
-                    g = pos[12 - last]
-                    if g > best:
-                        best = g
-        if best:
-            best += 1
-            v += best * tw if stm == side else -best * tw
-    return v
-
-
-def evaluate_oware(pos, side, w, tw, paths, ew=0, xw=0):
-    """Oware: store difference, `w` per stone of one's own row, `ew` per empty pit
-    of the opponent's row minus per empty pit of one's own, `xw` against each stone
-    of one's row that its pit's move would sow into the opponent's row (a stone
-    beyond 5 - pit: it feeds the opponent), and `tw` per stone the side to move
-    could capture at once (the chain of 1s and 2s its last stone turns into 2s and
-    3s; off: the frontier cannot value it, docs/ENGINE.md)."""
+    of the opponent's row minus per empty pit of one's own, minus `xw` per stone of
+    one's row that its pit's move would sow into the opponent's row (a stone beyond
+    5 - pit: in oware it feeds the opponent), plus `tw` per stone of the best capture
+    the side to move could make at once (kalah, mangala: a one-ply look at the
+    threat the horizon would otherwise hide; off, docs/ENGINE.md).  The frontiers
+    take the same weights and give the same values without making the child."""
     a = pos[0] + pos[1] + pos[2] + pos[3] + pos[4] + pos[5]
     b = pos[7] + pos[8] + pos[9] + pos[10] + pos[11] + pos[12]
     v = (pos[6] - pos[13]) * SCALE + (a - b) * w
@@ -187,22 +151,20 @@ def evaluate_oware(pos, side, w, tw, paths, ew=0, xw=0):
     if tw:
         stm = pos[SIDE]
         own0 = stm * 7
-        opp0 = 7 - own0
         best = 0
         for pit in range(6):
             c = pos[own0 + pit]
-            if c and c < 12:
+            if c and c < 13:
                 last = paths[stm * 6 + pit][c - 1]
-                if opp0 <= last < opp0 + 6:
-                    g = 0
-                    while last >= opp0 and 0 < pos[last] < 3:
-                        g += pos[last] + 1
-                        last -= 1
+                if own0 <= last < own0 + 6 and not pos[last]:
+                    g = pos[12 - last]
                     if g > best:
                         best = g
         if best:
+            best += 1
             v += best * tw if stm == side else -best * tw
     return v
+
 
 # -- the frontier -----------------------------------------------------------------
 # At a node of depth 1 every child is a leaf, and a leaf's value (store difference
@@ -424,7 +386,6 @@ class Engine:
         self.tw = THREAT_WEIGHT.get(rules.name, 0)
         self.ew = EMPTY_WEIGHT.get(rules.name, 0)
         self.xw = EXPORT_WEIGHT.get(rules.name, 0)
-        self.evaluate = evaluate_oware if rules.name == "oware" else evaluate
         # children of depth-1 nodes valued without being made (None: made)
         self.frontier = FRONTIERS.get(rules.name)
         self.half = rules.total // 2
@@ -728,8 +689,10 @@ class Engine:
         tw = self.tw
         ew = self.ew
         xw = self.xw
-        evaluate = self.evaluate
-        frontier = self.frontier if not tw else None  # it knows no threat term
+        static = evaluate
+        frontier = self.frontier
+        if tw or (xw and frontier is frontier_kalah):  # weights it cannot value
+            frontier = None
         half = self.half
         limit = self.limit
         nodes = self.nodes
@@ -918,7 +881,7 @@ class Engine:
                     continue
                 elif dep[p] <= 1 or q + 1 >= MAXPLY:
                     self._cut = True
-                    v = evaluate(c, side, w, tw, paths, ew, xw)
+                    v = static(c, side, w, tw, paths, ew, xw)
                 else:
                     a = alpha[p]
                     b = beta[p]
