@@ -456,3 +456,48 @@ def test_empty_pits_count_against_their_row():
         assert ev(pos, 1, 0, 0, rules.paths, 0, 2) == 10
     assert Engine(get_rules("kalah")).ew > 0 and Engine(get_rules("oware")).ew > 0
     assert Engine(get_rules("ranok")).ew == 0  # measured worse there (docs/ENGINE.md)
+
+
+def test_grade_cut_during_a_re_search_uses_the_finished_depth():
+    """When the grading budget ends while a root move that failed high is searched
+    again, its score is only a lower bound; the grade then comes from the deepest
+    finished iteration, so it equals the loss a search stopped right there reports
+    (before this, a 10-stone blunder here was graded 'good')."""
+    rules = get_rules("kalah")
+    pos = rules.new_position([1, 6, 5, 5, 0, 5, 1, 5, 5, 1, 0, 6, 6, 2], 1)
+    g, loss, threat = Engine(rules).grade(pos, 0, nodes=2000)
+    assert GRADES[g] == "blunder" and loss >= 8 and legal(_after_move(rules, pos, 0), threat)
+    rng = random.Random(11)
+    bound_cases = 0
+    for variant in ("kalah", "oware"):
+        rules = get_rules(variant)
+        for _ in range(40):
+            game = Game(rules)
+            for _ in range(rng.randint(2, 40)):
+                if game.over:
+                    break
+                game.play(rng.choice([k for k in range(6) if game.pos[MASK] >> k & 1]))
+            if game.over or bin(game.pos[MASK]).count("1") < 2:
+                continue
+            pit = rng.choice([k for k in range(6) if game.pos[MASK] >> k & 1])
+            eng = Engine(rules)
+            g, loss, _ = eng.grade(game.pos, pit, nodes=1500)
+            if not eng._bound:
+                continue
+            bound_cases += 1
+            ref = Engine(rules)  # the same search, stopped where that depth finished
+            ref.start_grade(game.pos, pit, nodes=10 ** 6)
+            while ref.depth < eng.depth:
+                ref.step(1)
+            ref.stop()
+            want = max(0, (ref.qscore - ref.first_score + SCALE // 2) // SCALE)
+            if ref.best_move == pit:
+                want = 0
+            assert loss == want, (variant, list(game.pos), pit)
+    assert bound_cases >= 5
+
+
+def _after_move(rules, pos, pit):
+    c = bytearray(pos)
+    rules.move(c, pit)
+    return c

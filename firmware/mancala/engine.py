@@ -73,7 +73,7 @@ def level_noise(rules, li):
 # Grade thresholds: the largest loss (stones vs the best move) of each grade after
 # "best" (loss 0); anything above the last is a blunder.  docs/ENGINE.md.
 GRADE_LIMITS = (1, 2, 4, 7)
-GRADE_NODES = 2000  # default grading budget (about 3 s on a Pico; hints use a level)
+GRADE_NODES = 2000  # default grading budget (2-3.3 s on a Pico; hints use a level)
 
 SCALE = const(4)  # score units per stone
 INF = const(30000)
@@ -124,8 +124,9 @@ def evaluate(pos, side, w, tw, paths, ew=0, xw=0):
     of the opponent's row minus per empty pit of one's own, minus `xw` per stone of
     one's row that its pit's move would sow into the opponent's row (a stone beyond
     5 - pit: in oware it feeds the opponent), plus `tw` per stone of the best capture
-    the side to move could make at once (kalah, mangala: a one-ply look at the
-    threat the horizon would otherwise hide; off, docs/ENGINE.md).  The frontiers
+    the side to move could make at once (kalah's capture rule, for kalah and
+    mangala: a one-ply look at the threat the horizon would otherwise hide; off,
+    docs/ENGINE.md).  The frontiers
     take the same weights and give the same values without making the child."""
     a = pos[0] + pos[1] + pos[2] + pos[3] + pos[4] + pos[5]
     b = pos[7] + pos[8] + pos[9] + pos[10] + pos[11] + pos[12]
@@ -444,6 +445,9 @@ class Engine:
         self._rootx = False
         self._fh = -1
         self._fhv = 0
+        self._bound = False
+        self._done_first = 0
+        self._done_q = 0
         self.clock = _ticks_ms
 
     # -- public API --------------------------------------------------------------
@@ -456,6 +460,7 @@ class Engine:
         self.depth = 0
         self.score = 0
         self.qscore = 0
+        self._bound = False
         noise = 0
         limit = nodes
         if level is not None:
@@ -524,6 +529,8 @@ class Engine:
             self.best_move = self.bmove[0]
             self.qscore = self._raw_best
             self.score = (self._raw_best + SCALE // 2) // SCALE
+            self._done_first = self.first_score  # both exact at this depth (grades)
+            self._done_q = self.qscore
             if self.iter >= MAXDEPTH or not self._cut or self.nodes >= self.limit:
                 self.done = True
                 return True
@@ -579,7 +586,10 @@ class Engine:
         pit = self._grade_pit
         if self.best_move == pit or self.depth == 0:
             return 0, 0, -1
-        loss = self.qscore - self.first_score
+        if self._bound:  # stopped in a re-search: grade from the last finished depth
+            loss = self._done_q - self._done_first
+        else:
+            loss = self.qscore - self.first_score
         if loss <= 0:
             return 0, 0, -1
         stones = (loss + SCALE // 2) // SCALE
@@ -633,6 +643,7 @@ class Engine:
             # full search: better than the best (its score is a lower bound)
             raw = self._fhv - self.bias[fh]
             self.best_move = fh
+            self._bound = True  # its score is a lower bound: grade_result knows
             self.qscore = raw
             self.score = (raw + SCALE // 2) // SCALE
 
