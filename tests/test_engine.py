@@ -66,6 +66,19 @@ def random_endgame(rules, rng, stones):
             return pos
 
 
+def random_midgame(rules, rng, low, high):
+    """The position after low..high random moves, or None when it is over or has
+    a single legal move (nothing to search)."""
+    game = Game(rules)
+    for _ in range(rng.randint(low, high)):
+        if game.over:
+            break
+        game.play(rng.choice([k for k in range(6) if game.pos[MASK] >> k & 1]))
+    if game.over or bin(game.pos[MASK]).count("1") < 2:
+        return None
+    return bytearray(game.pos)
+
+
 def legal(pos, pit):
     return 0 <= pit < 6 and pos[MASK] >> pit & 1
 
@@ -413,19 +426,15 @@ def test_frontier_keeps_search_values(variant):
     rng = random.Random(3)
     compared = 0
     for _ in range(25):
-        game = Game(rules)
-        for _ in range(rng.randint(0, 30)):
-            if game.over:
-                break
-            game.play(rng.choice([k for k in range(6) if game.pos[MASK] >> k & 1]))
-        if game.over or bin(game.pos[MASK]).count("1") < 2:
+        pos = random_midgame(rules, rng, 0, 30)
+        if pos is None:
             continue
         runs = []
         for use in (True, False):
             eng = Engine(rules)
             if not use:
                 eng.frontier = None
-            eng.start(game.pos, nodes=3000)
+            eng.start(pos, nodes=3000)
             seen = {}
             while not eng.step(7):
                 seen[eng.depth] = eng.qscore
@@ -433,7 +442,7 @@ def test_frontier_keeps_search_values(variant):
             runs.append(seen)
         common = set(runs[0]) & set(runs[1]) - {0}
         for d in common:
-            assert runs[0][d] == runs[1][d], (list(game.pos), d)
+            assert runs[0][d] == runs[1][d], (list(pos), d)
             compared += 1
     assert compared >= 20
 
@@ -472,28 +481,24 @@ def test_grade_cut_during_a_re_search_uses_the_finished_depth():
     for variant in ("kalah", "oware"):
         rules = get_rules(variant)
         for _ in range(40):
-            game = Game(rules)
-            for _ in range(rng.randint(2, 40)):
-                if game.over:
-                    break
-                game.play(rng.choice([k for k in range(6) if game.pos[MASK] >> k & 1]))
-            if game.over or bin(game.pos[MASK]).count("1") < 2:
+            pos = random_midgame(rules, rng, 2, 40)
+            if pos is None:
                 continue
-            pit = rng.choice([k for k in range(6) if game.pos[MASK] >> k & 1])
+            pit = rng.choice([k for k in range(6) if pos[MASK] >> k & 1])
             eng = Engine(rules)
-            g, loss, _ = eng.grade(game.pos, pit, nodes=1500)
+            g, loss, _ = eng.grade(pos, pit, nodes=1500)
             if not eng._bound:
                 continue
             bound_cases += 1
             ref = Engine(rules)  # the same search, stopped where that depth finished
-            ref.start_grade(game.pos, pit, nodes=10 ** 6)
+            ref.start_grade(pos, pit, nodes=10 ** 6)
             while ref.depth < eng.depth:
                 ref.step(1)
             ref.stop()
             want = max(0, (ref.qscore - ref.first_score + SCALE // 2) // SCALE)
             if ref.best_move == pit:
                 want = 0
-            assert loss == want, (variant, list(game.pos), pit)
+            assert loss == want, (variant, list(pos), pit)
     assert bound_cases >= 5
 
 
