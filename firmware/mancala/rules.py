@@ -119,17 +119,6 @@ class Rules:
         raise NotImplementedError
 
 
-def sow(pos, paths, side, pit):
-    """Empty the pit and drop its stones along its path; returns the last index."""
-    origin = side * 7 + pit
-    n = pos[origin]
-    pos[origin] = 0
-    path = paths[side * 6 + pit]
-    for i in range(n):
-        pos[path[i]] += 1
-    return path[n - 1]
-
-
 def row_empty(pos, base):
     return not (pos[base] or pos[base + 1] or pos[base + 2] or pos[base + 3]
                 or pos[base + 4] or pos[base + 5])
@@ -170,8 +159,9 @@ class Kalah(Rules):
         return True
 
     def move(self, pos, pit):
-        # sow(), row_empty() and legal_mask() are inlined: a call costs as much as
-        # a dozen bytecodes, and this runs at every node of the search.
+        # The sowing, the empty-row test and the legal mask are written out here: a
+        # call costs as much as a dozen bytecodes, and this runs at every node of
+        # the search.
         side = pos[SIDE]
         own = side * 7
         origin = own + pit
@@ -310,7 +300,7 @@ class Ranok(Rules):
     def _sow(self, pos, side, pit):
         """Sow and capture; no end-of-game rule.  Returns the capture flags."""
         own = side * 7
-        origin = own + pit  # sow() inlined
+        origin = own + pit  # the sowing, written out (see Kalah.move)
         n = pos[origin]
         pos[origin] = 0
         path = self.paths[side * 6 + pit]
@@ -459,7 +449,7 @@ class Oware(Rules):
         self.half = self.total // 2
 
     def move(self, pos, pit):
-        # sow() and legal_mask() are inlined (see Kalah.move)
+        # the sowing and the legal mask are written out (see Kalah.move)
         side = pos[SIDE]
         own = side * 7
         origin = own + pit
