@@ -1,0 +1,213 @@
+"""The board in a browser: the firmware's App on the fake pins, turned by the page.
+
+Runs inside the MicroPython WebAssembly VM in the browser (and in CPython for the
+tests).  The page cannot block in `App.run()`, so it calls `step(ms)` with the real
+time that passed: the manual clock advances one loop period (App.FRAME_MS) at a time
+and `App.tick()` runs once per period, exactly the loop the board runs between its
+sleeps.  The page's fingers become sensor levels on the fake `machine` pins:
+
+  down(pit) / up(pit)   a finger on / off a pit (mouse, touch, key)
+  gesture(pits, ms)     pits pressed together for ms (take back, hint, menu buttons)
+
+A click can be shorter than one loop period, and two quick clicks could fall into
+one debounce window and read as a chord, so a press lasts at least MIN_PRESS_MS and
+a press that starts while nothing is held waits until GAP_MS after the last release.
+Pits pressed while another is held go down at once (a chord is meant).
+
+The board's /data lives in a MemFs; `files_json()` hands it to the page after every
+change (the page keeps it in localStorage), `WebBoard(..., files)` puts it back, so a
+reload boots the saved game as a power-up does on the board.
+"""
+
+import json
+
+try:  # CPython (tests): the package paths
+    from host_tools.fakes import machine, neopixel
+    from host_tools.fakes.board import NAMES, SimBoard
+    from host_tools.fakes.memfs import MemFs
+except ImportError:  # the MicroPython VM: host_tools/fakes is /lib
+    import machine  # type: ignore
+    import neopixel  # type: ignore
+    from board import NAMES, SimBoard  # type: ignore
+    from memfs import MemFs  # type: ignore
+
+from mancala import app as A
+from mancala.hw.clock import ManualClock
+
+MIN_PRESS_MS = 80  # > 2 loop periods + the 30 ms debounce: a click is always a tap
+GAP_MS = 80  # a release settles (debounce) before the next press begins
+MAX_STEP_MS = 250  # a page in the background catches up at most this much per call
+_HEX = "0123456789abcdef"
+
+
+class WebFs(MemFs):
+    """MemFs that counts its changes, so the page saves only when something was written."""
+
+    def __init__(self):
+        MemFs.__init__(self)
+        self.version = 0
+
+    def rename(self, a, b):
+        MemFs.rename(self, a, b)
+        self.version += 1
+
+    def remove(self, path):
+        MemFs.remove(self, path)
+        self.version += 1
+
+
+class WebBoard:
+    def __init__(self, profile="pico_buttons", files="", seed=1, settings=""):
+        self.lines = []
+        fs = WebFs()
+        if files:
+            for path, text in json.loads(files).items():
+                fs.files[path] = text.encode()
+        if settings:  # first visit with URL options (variant, level...): as set in the menu
+            from mancala.hw.storage import OK, Storage
+
+            st = Storage(fs)
+            status, s = st.load("settings.json")
+            s = s if status == OK else dict(A.DEFAULTS)
+            s.update(json.loads(settings))
+            st.save("settings.json", s)
+        self.fs = fs
+        self.clock = ManualClock(1000)
+        self.board = SimBoard(profile, machine, neopixel, fs=fs, clock=self.clock, seed=seed,
+                              strict=False, log=self.lines.append)
+        self.app = self.board.app
+        self.saved = fs.version
+        self.held = 0  # pits the page holds down (bit mask)
+        self.pressed_at = [0] * 14
+        self.last_release = -10000
+        self.pending = []  # [time, pit, down] sorted by time
+        self.spare = 0  # ms not yet turned into loop periods
+        self.last_frame = -1
+        self.hexbuf = bytearray(2 * len(self.board.np.buf))
+
+    # -- what the page needs once ---------------------------------------------------
+
+    def layout(self):
+        p = self.board.profile
+        return json.dumps({"name": p.get("name"), "leds": [list(s) for s in p["leds"]],
+                           "led_count": p["led_count"], "order": list(self.board.np.ORDER),
+                           "levels": list(p["brightness_levels"]), "names": list(NAMES),
+                           "sensor": p.get("sensor"), "frame_ms": A.App.FRAME_MS})
+
+    # -- fingers -------------------------------------------------------------------------
+
+    def _schedule(self, t, pit, down):
+        q = self.pending
+        k = len(q)
+        while k > 0 and q[k - 1][0] > t:
+            k -= 1
+        q.insert(k, [t, pit, down])
+
+    def down(self, pit):
+        pit = pit if isinstance(pit, int) else NAMES.index(pit)
+        now = self.clock.now()
+        t = now
+        busy = self.held or any(e[2] for e in self.pending)
+        if not busy and now - self.last_release < GAP_MS:
+            t = self.last_release + GAP_MS
+        self.held |= 1 << pit
+        self.pressed_at[pit] = t
+        self._schedule(t, pit, True)
+
+    def up(self, pit):
+        pit = pit if isinstance(pit, int) else NAMES.index(pit)
+        if not self.held >> pit & 1:
+            return
+        self.held &= ~(1 << pit)
+        t = max(self.clock.now(), self.pressed_at[pit] + MIN_PRESS_MS)
+        self.last_release = max(self.last_release, t)
+        self._schedule(t, pit, False)
+
+    def gesture(self, pits, ms):
+        """Press `pits` (a list of indices or names) together for `ms`."""
+        if isinstance(pits, str):
+            pits = json.loads(pits)
+        for p in pits:
+            self.down(p)
+        t0 = max(self.pressed_at[p if isinstance(p, int) else NAMES.index(p)] for p in pits)
+        for p in pits:
+            i = p if isinstance(p, int) else NAMES.index(p)
+            self.held &= ~(1 << i)
+            self.last_release = max(self.last_release, t0 + ms)
+            self._schedule(t0 + ms, i, False)
+
+    def quiet(self):
+        """True when every press and release has reached the firmware and settled
+        (nothing held, nothing waiting, the last release past its debounce)."""
+        return not self.pending and not self.held and \
+            self.clock.now() >= self.last_release + GAP_MS
+
+    # -- time --------------------------------------------------------------------------
+
+    def step(self, ms):
+        """Let `ms` of real time pass; the new frame as text if one was drawn, else ''."""
+        self.spare += min(ms, MAX_STEP_MS)
+        period = A.App.FRAME_MS
+        clock = self.clock
+        q = self.pending
+        while self.spare >= period:
+            self.spare -= period
+            clock.advance(period)
+            now = clock.now()
+            while q and q[0][0] <= now:
+                e = q.pop(0)
+                self.board.set_pit(e[1], e[2])
+            self.app.tick()
+        return self.frame() if self.app.frame_no != self.last_frame else ""
+
+    def frame(self):
+        """'frame|mode|level scale|stable pits|fs version|GRB buffer in hex'."""
+        app = self.app
+        self.last_frame = app.frame_no
+        buf = self.board.np.buf
+        h = self.hexbuf
+        j = 0
+        for v in buf:
+            h[j] = ord(_HEX[v >> 4])
+            h[j + 1] = ord(_HEX[v & 15])
+            j += 2
+        px = getattr(app, "px", None)
+        scale = px.levels[px.level] if px is not None else 255
+        stable = app.pits.stable if hasattr(app, "pits") else 0
+        return "%d|%s|%d|%d|%d|%s" % (app.frame_no, A.MODE_NAMES[app.mode], scale, stable,
+                                      self.fs.version, h.decode())
+
+    # -- what the page shows beside the LEDs ----------------------------------------------
+
+    def decoded(self):
+        """[counts, backgrounds] read back from the pixel buffer (the terminal's labels)."""
+        return json.dumps(self.board.decoded())
+
+    def status(self):
+        """The game as the firmware holds it, for the page's side panel."""
+        app = self.app
+        g = getattr(app, "game", None)
+        out = {"mode": A.MODE_NAMES[app.mode], "record": None, "side": None,
+               "variant": app.settings["variant"] if hasattr(app, "settings") else None}
+        if g is not None:
+            from mancala.notation import format_record
+
+            out["record"] = format_record(g)
+            out["side"] = "SN"[g.side]
+            out["over"] = bool(g.over)
+            out["ply"] = g.ply
+        return json.dumps(out)
+
+    def logs(self):
+        """Console lines printed by the firmware since the last call."""
+        s = "\n".join(self.lines)
+        del self.lines[:]
+        return s
+
+    def files_json(self):
+        self.saved = self.fs.version
+        out = {}
+        for path, data in self.fs.files.items():
+            if not path.endswith(".tmp"):
+                out[path] = bytes(data).decode()
+        return json.dumps(out)

@@ -1,0 +1,173 @@
+"""The board in a real headless Chromium: the page runs the firmware in the MicroPython
+WebAssembly VM; a whole game is played by mouse clicks, the counts the page drew are
+checked against the rules core after every move, a reload resumes the game."""
+
+import time
+
+from web_helpers import click_pit, drawn, load, settle, site, wait_for  # noqa: F401
+
+from mancala.rules import MASK, SIDE, get_rules
+
+WAITING = ("boot", "think", "anim", "grade")
+
+
+def wait_mode(browser, layout, modes, timeout=60):
+    return wait_for(lambda: (lambda d: d if d[0] in modes else None)(drawn(browser, layout)),
+                    timeout=timeout, every=0.03, what="mode %s" % (modes,))
+
+
+def lit(browser, layout, want, tries=20):
+    """The pit whose drawn state satisfies `want(counts, bgs, i)`; blinks are waited out."""
+    for _ in range(tries):
+        mode, counts, bgs = drawn(browser, layout)
+        for i in range(14):
+            if want(counts, bgs, i):
+                return mode, i
+        time.sleep(0.06)
+    raise AssertionError("no such pit drawn: %r" % (drawn(browser, layout),))
+
+
+def sow(browser, layout):
+    """Click the white guide pit, stone by stone, as a person follows the board."""
+    n = 0
+    while True:
+        mode, counts, bgs = drawn(browser, layout)
+        if mode != "sow":
+            return n
+        mode, t = lit(browser, layout, lambda c, b, i: b[i] == "white")
+        click_pit(browser, t)
+        n += 1
+
+
+def assert_counts(browser, layout, ref, mode_expected=None):
+    mode, counts, bgs = drawn(browser, layout)
+    if mode_expected:
+        assert mode == mode_expected
+    if mode == "over":  # the pits are lit in the winner's colour; the stores keep counts
+        assert (counts[6], counts[13]) == (ref[6], ref[13]), (counts, list(ref[:14]))
+    else:
+        assert counts == list(ref[:14]), (mode, counts, list(ref[:14]))
+
+
+def test_a_whole_game_by_clicks_counts_checked_and_a_reload_resumes(site):  # noqa: F811
+    url, browser = site
+    layout = load(browser, url + "?fresh&variant=kalah3&level=beginner&coaching=off")
+    assert len(layout["leds"]) == 14 and layout["led_count"] == 180
+    wait_mode(browser, layout, ("menu",))
+    click_pit(browser, 13)  # the North store starts the game
+    rules = get_rules("kalah3")
+    ref = rules.start(0)
+    wait_mode(browser, layout, ("select",))
+    assert_counts(browser, layout, ref, "select")
+    assert ref[6] == 0 and sum(ref[:14]) == 36
+
+    seed = [7]
+    moves = []
+    reloaded = took_back = False
+    while True:
+        mode, counts, bgs = wait_mode(browser, layout, ("select", "show", "over", "blunder"))
+        if mode == "over":
+            break
+        side = ref[SIDE]
+        if mode == "select":
+            assert side == 0, "the person plays South"
+            assert counts == list(ref[:14])
+            # the legal pits are drawn on the mover's background
+            legal = [k for k in range(6) if ref[MASK] >> k & 1]
+            assert [k for k in range(6) if bgs[k] == "south"] == legal
+            if len(moves) >= 4 and not reloaded:
+                # a reload is a power cut: the board boots the saved game
+                reloaded = True
+                layout = load(browser, url)
+                wait_mode(browser, layout, ("select",))
+                assert_counts(browser, layout, ref, "select")
+                continue
+            if len(moves) >= 6 and reloaded and not took_back:
+                # a chord by mouse: Shift-click S1 keeps it pressed, clicking S6 completes
+                # the take-back (S1 + S6); the board goes back to South's last choice
+                took_back = True
+                from selenium.webdriver.common.action_chains import ActionChains
+                from selenium.webdriver.common.keys import Keys
+
+                s1 = browser.find_element("css selector", '#hits [data-pit="0"]')
+                ActionChains(browser.driver).key_down(Keys.SHIFT).click(s1).key_up(Keys.SHIFT) \
+                    .perform()
+                click_pit(browser, 5)
+                while True:  # undo to South's last move, as the firmware does
+                    moves.pop()
+                    ref = rules.start(0)
+                    for mv in moves:
+                        rules.move(ref, mv)
+                    if ref[SIDE] == 0:
+                        break
+                wait_mode(browser, layout, ("select",))
+                time.sleep(1.6)  # the changed pits blink white for 1.5 s
+                assert_counts(browser, layout, ref, "select")
+                continue
+            seed[0] = (seed[0] * 1103515245 + 12345) & 0x3FFFFFFF
+            pit = legal[(seed[0] >> 8) % len(legal)]
+            click_pit(browser, pit)
+        elif mode == "blunder":  # coaching is off: never here
+            raise AssertionError("blunder pause with coaching off")
+        else:  # show: the computer's pit blinks in its colour; take its stones
+            assert side == 1
+            _, pit = lit(browser, layout, lambda c, b, i: 7 <= i < 13 and c[i] is None
+                         and b[i] == "north")
+            pit -= 7
+            assert ref[MASK] >> pit & 1
+            click_pit(browser, 7 + pit)
+        sown = sow(browser, layout)
+        assert sown == ref[side * 7 + pit]  # one click per stone, as guided
+        rules.move(ref, pit)
+        moves.append(pit)
+        mode, counts, _ = wait_mode(browser, layout, ("select", "show", "over"))
+        if mode != "show":
+            assert_counts(browser, layout, ref)
+        assert len(moves) < 120
+    assert reloaded and took_back
+    assert ref[MASK] == 0  # the rules core agrees the game is over
+    assert_counts(browser, layout, ref, "over")
+    st = browser.js("return JSON.parse(window.mancala.wb.status())")
+    assert st["over"] and st["record"] == "kalah3 " + " ".join(str(m + 1) for m in moves)
+    errors = [m for m in browser.console() if "SEVERE" in m or "rror" in m]
+    assert not errors, errors
+
+
+def test_one_led_build_keys_and_counts_by_colour(site):  # noqa: F811
+    url, browser = site
+    layout = load(browser, url + "?profile=pico_cheap&fresh&variant=kalah3&two")
+    assert layout["led_count"] == 14 and all(n == 1 for _, n in layout["leds"])
+    assert len(browser.find_elements("css selector", "#leds .led")) == 14
+    wait_mode(browser, layout, ("menu",))
+    body = browser.find_element("css selector", "body")
+    body.send_keys("`")  # the North store's key starts the game
+    settle(browser)
+    wait_mode(browser, layout, ("select",))
+    rules = get_rules("kalah3")
+    ref = rules.start(0)
+    # legal pits blink their side's colour on one LED: every pit reads its count
+    # (3 = the third lap colour, blue) in one of the two phases
+    seen = [None] * 14
+    for _ in range(30):
+        _, counts, _ = drawn(browser, layout)
+        for i in range(14):
+            if counts[i] is not None:
+                seen[i] = counts[i]
+        if None not in seen:
+            break
+        time.sleep(0.05)
+    assert seen == list(ref[:14])
+    body.send_keys("f")  # S4: 3 stones into S5, S6 and the store: an extra turn
+    settle(browser)
+    wait_mode(browser, layout, ("sow",))
+    for target in (4, 5, 6):
+        mode, t = lit(browser, layout, lambda c, b, i: b[i] == "white")
+        assert t == target
+        body.send_keys("asdfghj"[t])
+        settle(browser)
+    rules.move(ref, 3)
+    mode, counts, _ = wait_mode(browser, layout, ("select",))
+    assert ref[SIDE] == 0 and ref[6] == 1
+    # a held pit blinks its count on the one LED (HOLD): the labels read it back
+    stats = browser.js("return window.mancala.stats")
+    assert stats["loadMs"] > 0 and stats["clicks"], stats
