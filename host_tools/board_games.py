@@ -1,7 +1,7 @@
 """Finished games: pull them from the board, analyse them on the PC.
 
     python -m host_tools.board_games pull [--port PORT] [--dest games/]
-    python -m host_tools.board_games analyse RECORD_FILE|- [--nodes N]
+    python -m host_tools.board_games analyse RECORD_FILE|- [--nodes N] [--html F] [--png F]
 
 The board keeps its finished games in /data/games/gNNNNN.txt, one game record
 (docs/RULES*.md, "Notation") a file.  `pull` copies the ones the PC does not
@@ -70,7 +70,8 @@ def pull_games(port=None, dest="games", out=None):
 def analyse_record(text, nodes=None):
     """Grade every move of a game record.  Returns a list of dicts:
     ply (1-based), side ("S"/"N"), move (1..6), best (1..6), grade (name),
-    loss (stones lost against the best move), threat (1..6 or None)."""
+    loss (stones lost against the best move), threat (1..6 or None),
+    eval (the position before the move, in stones of advantage for South)."""
     try:
         from mancala import engine as eng_mod
         from mancala.notation import parse_record
@@ -93,6 +94,9 @@ def analyse_record(text, nodes=None):
             "ply": i + 1, "side": "SN"[pos[SIDE]], "move": pit + 1,
             "best": best + 1 if best >= 0 else None, "grade": eng_mod.GRADES[g],
             "loss": loss, "threat": threat + 1 if threat >= 0 else None,
+            # the position's value, in stones for South (reports' graph): the best score
+            # of the deepest finished iteration (an unfinished one proves no score)
+            "eval": (1 - 2 * pos[SIDE]) * engine._done_q / eng_mod.SCALE,
         })
     return rows
 
@@ -130,6 +134,8 @@ def analyse_main(argv=None):
     ap.add_argument("record", help="a game record file (as pulled from the board), or - for stdin")
     ap.add_argument("--nodes", type=int, default=None,
                     help="search budget per move (default: %dx the board's)" % PC_DEPTH_FACTOR)
+    ap.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report")
+    ap.add_argument("--png", metavar="FILE", help="also write the evaluation graph as PNG")
     a = ap.parse_args(argv)
     try:
         if a.record == "-":
@@ -150,6 +156,23 @@ def analyse_main(argv=None):
         return 1
     for line in format_analysis(rows):
         print(line)
+    return _write_report(text, rows, a)
+
+
+def _write_report(text, rows, a):
+    """--html / --png: the report (host_tools/report.py)."""
+    if not (a.html or a.png):
+        return 0
+    from host_tools import report
+
+    try:
+        report.write(text, rows, a.html, a.png, nodes=a.nodes)
+    except (OSError, RuntimeError) as e:
+        print("error: the report could not be written: %s" % e, file=sys.stderr)
+        return 1
+    for path in (a.html, a.png):
+        if path:
+            print("wrote %s" % path)
     return 0
 
 

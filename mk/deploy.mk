@@ -1,7 +1,7 @@
 # Updating the board over USB (issue 5, docs/UPDATING.md).
 #   make deploy [PORT=/dev/ttyACM0] [SRC=firmware] [DEPLOY_ARGS=--py]
 #   make pull-games [PORT=...] [GAMES=games]
-#   make analyse REC=games/g00001.txt [NODES=100000]
+#   make analyse REC=games/g00001.txt [NODES=100000] [HTML=report.html] [PNG=graph.png]
 #   make flash-pico UF2=RPI_PICO-....uf2 [DRIVE=/media/me/RPI-RP2]
 #   make flash-esp32 BIN=ESP32_GENERIC-....bin PORT=/dev/ttyUSB0 [CHIP=esp32]
 #   make deploy-emulated      deploy to an emulated board (build/emulated-board)
@@ -21,7 +21,7 @@ pull-games: setup
 
 analyse: setup
 	@test -n "$(REC)" || { echo "error: give the record: make analyse REC=games/g00001.txt"; exit 2; }
-	$(PY) -m host_tools.board_games analyse $(REC) $(if $(NODES),--nodes $(NODES))
+	$(PY) -m host_tools.board_games analyse $(REC) $(if $(NODES),--nodes $(NODES)) $(if $(HTML),--html $(HTML)) $(if $(PNG),--png $(PNG))
 
 flash-pico: setup
 	@test -n "$(UF2)" || { echo "error: give the UF2 file: make flash-pico UF2=RPI_PICO-20251209-v1.27.0.uf2"; exit 2; }
