@@ -131,6 +131,9 @@ def test_a_whole_game_by_clicks_counts_checked_and_a_reload_resumes(site):  # no
     assert st["over"] and st["record"] == "kalah3 " + " ".join(str(m + 1) for m in moves)
     errors = [m for m in browser.console() if "SEVERE" in m or "rror" in m]
     assert not errors, errors
+    # offline: everything the page loaded came from the local server
+    loaded = browser.js("return performance.getEntriesByType('resource').map(e => e.name)")
+    assert loaded and all(u.startswith(url) for u in loaded), loaded
 
 
 def test_one_led_build_keys_and_counts_by_colour(site):  # noqa: F811

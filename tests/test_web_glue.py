@@ -166,3 +166,23 @@ print(json.dumps([f[1], len(f[5]), json.loads(wb.decoded())[0]]))
     mode, hexlen, counts = json.loads(out.strip().splitlines()[-1])
     assert mode == "select" and hexlen == 14 * 6
     assert [c for c in counts if c is not None] and all(c in (3, 0) for c in counts if c is not None)
+
+
+def test_the_server_serves_the_page_and_the_vm_on_loopback(tmp_path):
+    if not mpvm.available():
+        pytest.skip("MicroPython VM not installed: run `make setup` (npm ci)")
+    import urllib.request
+
+    out = web_serve.build(str(tmp_path))
+    srv, url = web_serve.serve_in_thread(out)
+    try:
+        assert url.startswith("http://127.0.0.1:")
+        for path, kind in (("", "text/html"), ("vm/micropython.wasm", "application/wasm"),
+                           ("vm/micropython.mjs", "text/javascript"),
+                           ("py/bundle.json", "application/json")):
+            with urllib.request.urlopen(url + path, timeout=10) as r:
+                assert r.status == 200
+                assert r.headers["Content-Type"].startswith(kind), (path, r.headers["Content-Type"])
+    finally:
+        srv.shutdown()
+        srv.server_close()
