@@ -5,7 +5,8 @@ frame, and the screenshots in docs/img/.
     python -m host_tools.web_measure [--loads 5] [--clicks 30] [--shots docs/img]
 
 Load time: navigation start to the first frame the firmware drew (the VM and the
-firmware fetched, compiled and booted), each load on a fresh page.
+firmware fetched, compiled and booted): the first load with an empty cache, then
+reloads.
 Click to light: a real mouse click on a pit (pointer down) to the animation frame
 that draws the pit pressed; the firmware itself needs two loop turns (its 30 ms
 debounce at a 20 ms loop) before it lights a pressed pit, so that part is given
@@ -72,6 +73,7 @@ def measure(browser, url, loads=5, clicks=30):
         stats.append(_load(browser, url + ("?fresh&variant=kalah" if k == 0 else "")))
     out["load_ms"] = [round(s["loadMs"]) for s in stats]
     out["vm_start_ms"] = [round(s["vmLoadMs"]) for s in stats]
+    out["boot_ms"] = [round(s["bootMs"]) for s in stats]
     # clicks in a game: pits that are not the mover's (a red flash, no move), as the
     # VM benchmark (tests/test_mpvm_board.py) presses them
     _wait_mode(browser, ("menu",))
@@ -129,16 +131,17 @@ def shots(browser, url, folder):
         browser.find_element("css selector", "main").screenshot(path)
         print("wrote %s" % path)
 
+    def saved_shot(name, profile, record, level, mode, settle=0.3):
+        _with_saved(browser, url, profile, _saved_game(record, level=level))
+        _wait_mode(browser, (mode,))
+        time.sleep(settle)
+        shot(name)
+
+    rec = "kalah3 5 4 3 3 4 4 2 5 1 4 2 5 4 1 3 6 5 5 6 3 4 6 5 3 4 6 6 2 5 5 6"
     # the start of a kalah game, South to move
-    _with_saved(browser, url, "pico_buttons", _saved_game("kalah", level=4))
-    _wait_mode(browser, ("select",))
-    time.sleep(0.3)
-    shot("web-start.png")
+    saved_shot("web-start.png", "pico_buttons", "kalah", 4, "select")
     # the computer (master) thinks, then shows its move: its pit blinks in its colour
-    _with_saved(browser, url, "pico_buttons", _saved_game("kalah 3 6", level=4))
-    _wait_mode(browser, ("think",))
-    time.sleep(0.4)
-    shot("web-computer-thinks.png")
+    saved_shot("web-computer-thinks.png", "pico_buttons", "kalah 3 6", 4, "think", 0.4)
     _wait_mode(browser, ("show",))
     for _ in range(20):  # the blink's lit phase
         if browser.js("return document.querySelector('#labelsLayer .count.unknown') !== null"):
@@ -146,16 +149,9 @@ def shots(browser, url, folder):
         time.sleep(0.05)
     shot("web-computer-move.png")
     # game over (a finished kalah3 game): the pits in the winner's colour, the stores' counts
-    rec = "kalah3 5 4 3 3 4 4 2 5 1 4 2 5 4 1 3 6 5 5 6 3 4 6 5 3 4 6 6 2 5 5 6"
-    _with_saved(browser, url, "pico_buttons", _saved_game(rec, level=2))
-    _wait_mode(browser, ("over",))
-    time.sleep(0.3)
-    shot("web-over.png")
-    # the one-LED build in the same start position
-    _with_saved(browser, url, "pico_cheap", _saved_game("kalah", level=4))
-    _wait_mode(browser, ("select",))
-    time.sleep(0.3)
-    shot("web-one-led.png")
+    saved_shot("web-over.png", "pico_buttons", rec, 2, "over")
+    # the one-LED build at the start
+    saved_shot("web-one-led.png", "pico_cheap", "kalah", 4, "select")
     # a report of the finished game
     from host_tools import board_games, report
 
@@ -200,9 +196,15 @@ def main(argv=None):
             return 1
         try:
             m = measure(browser, url, a.loads, a.clicks)
-            print("page load (navigation -> first frame): %s ms" % _summary(m["load_ms"]))
-            print("  of which the VM (fetch + instantiate micropython.wasm): %s ms"
-                  % _summary(m["vm_start_ms"]))
+            loads, vm, boot = m["load_ms"], m["vm_start_ms"], m["boot_ms"]
+            print("page load (navigation -> first frame), empty cache: %d ms (VM start %d ms, "
+                  "firmware boot %d ms)" % (loads[0], vm[0], boot[0]))
+            if len(loads) > 1:
+                print("page load, reloads: %s ms" % _summary(loads[1:]))
+                print("  of which the VM (fetch + instantiate micropython.wasm): %s ms"
+                      % _summary(vm[1:]))
+                print("  of which the firmware compiled, imported and booted in the VM: %s ms"
+                      % _summary(boot[1:]))
             c = m["click_to_light_ms"]
             print("click -> lit frame: %s ms" % _summary(c))
             d = m["firmware_debounce_ms"]

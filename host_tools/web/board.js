@@ -4,6 +4,8 @@
 //
 // window.mancala = { wb, stats } for the tests and the curious:
 //   stats.loadMs     navigation start -> the first frame drawn
+//   stats.vmLoadMs   the VM fetched and instantiated (with the Python bundle fetched beside it)
+//   stats.bootMs     the firmware compiled, imported and booted in the VM
 //   stats.clicks     [ms] pointer/key down -> the animation frame drawing the pressed pit
 //   stats.stepMs     time spent in the VM (all loop turns), stats.steps calls
 import { loadMicroPython } from "./vm/micropython.mjs?v=@BUNDLE_VERSION@";
@@ -25,7 +27,8 @@ const HINTS = {
   sensor_test: "sensor test: hold both stores to leave", led_test: "LED test", error: "firmware error",
 };
 
-const stats = { loadMs: null, vmLoadMs: null, clicks: [], frames: 0, stepMs: 0, steps: 0 };
+const stats = { loadMs: null, vmLoadMs: null, bootMs: null, clicks: [], frames: 0, stepMs: 0,
+  steps: 0 };
 window.mancala = { stats };
 
 const params = new URLSearchParams(location.search);
@@ -72,6 +75,7 @@ async function start() {
     loadMicroPython({ heapsize: 8 * 1024 * 1024, linebuffer: true, stdout: logLine, stderr: logLine }),
   ]);
   stats.vmLoadMs = performance.now() - t0;
+  const t1 = performance.now();
   for (const [path, text] of Object.entries(bundle)) {
     let cur = "";
     const parts = path.split("/").filter(Boolean);
@@ -86,6 +90,7 @@ async function start() {
   const saved = localStorage.getItem(KEY) || "";
   const seed = (Date.now() & 0x3fff) + 1;
   const wb = mod.WebBoard(profile, saved, seed, saved ? "" : urlSettings());
+  stats.bootMs = performance.now() - t1; // the firmware compiled, imported and booted
   window.mancala.wb = wb;
   window.mancala.mp = mp;
   return wb;
