@@ -174,3 +174,34 @@ def test_one_led_build_keys_and_counts_by_colour(site):  # noqa: F811
     # a held pit blinks its count on the one LED (HOLD): the labels read it back
     stats = browser.js("return window.mancala.stats")
     assert stats["loadMs"] > 0 and stats["clicks"], stats
+
+
+def _touch(browser, kind, pits):
+    points = []
+    for k, pit in enumerate(pits):
+        r = browser.find_element("css selector", '#hits [data-pit="%d"]' % pit).rect
+        points.append({"x": r["x"] + r["width"] / 2, "y": r["y"] + r["height"] / 2, "id": k})
+    browser.driver.execute_cdp_cmd("Input.dispatchTouchEvent",
+                                   {"type": kind, "touchPoints": points if kind != "touchEnd" else []})
+
+
+def test_touch_a_pit_and_two_fingers_take_back(site):  # noqa: F811
+    url, browser = site
+    layout = load(browser, url + "?fresh&variant=kalah3&two")
+    wait_mode(browser, layout, ("menu",))
+    click_pit(browser, 13)
+    wait_mode(browser, layout, ("select",))
+    _touch(browser, "touchStart", [2])  # one finger on S3, lifted
+    time.sleep(0.15)
+    _touch(browser, "touchEnd", [])
+    settle(browser)
+    mode, counts, bgs = wait_mode(browser, layout, ("sow",))
+    assert counts[2] == 0 and bgs[3] == "white"  # S3's stones in the hand, S4 guided
+    _touch(browser, "touchStart", [0, 5])  # two fingers: S1 + S6 = take back
+    time.sleep(0.25)
+    _touch(browser, "touchEnd", [])
+    settle(browser)
+    wait_mode(browser, layout, ("select",))
+    time.sleep(1.6)  # the changed pit blinks white for 1.5 s
+    mode, counts, _ = drawn(browser, layout)
+    assert (mode, counts) == ("select", [3] * 6 + [0] + [3] * 6 + [0])
