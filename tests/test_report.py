@@ -59,6 +59,9 @@ def test_html_is_self_contained_with_graph_moves_and_accuracy(analysed, tmp_path
     assert all(report.GRADE_COLOURS[g] == c for _, g, c in marks)
     assert [g for _, g, _ in marks] == [r["grade"] for r in rows]
     assert page.count('<tr data-ply="') == len(rows)
+    bars = re.findall(r'<rect class="loss" data-ply="(\d+)"[^>]*fill="(#\w+)"', svg)
+    assert [(int(p), c) for p, c in bars] == [
+        (r["ply"], report.GRADE_COLOURS[r["grade"]]) for r in rows if r["loss"]]
     assert "%d%%" % round(100 * data["accuracy"]["S"]["best_share"]) in page
 
 
