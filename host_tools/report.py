@@ -404,7 +404,8 @@ function draw(ply) {
   document.getElementById("plyname").textContent = ply === 0 ? "start" : "after move " + ply;
   let text = "";
   if (move) text += move.side + move.move + ": " + move.grade + (move.loss ? ", " + move.loss +
-      " stone" + (move.loss === 1 ? "" : "s") + " lost" + (move.best ? " (best " + move.side + move.best + ")" : "") : "") + ". ";
+      " stone" + (move.loss === 1 ? "" : "s") + " lost" + (move.best ? " (best " + move.side + move.best + ")" : "") : "") +
+      (move.threat ? "; the threat: " + (move.side === "S" ? "N" : "S") + move.threat : "") + ". ";
   text += "Evaluation " + (DATA.evals[ply] >= 0 ? "+" : "") + DATA.evals[ply].toFixed(1) + " for South. ";
   text += next ? side + " to move; played " + next.side + next.move + (next.best ? ", best " + next.side + next.best : "") + "."
                : "End of the record.";

@@ -130,3 +130,11 @@ def test_report_in_a_browser_graph_and_board_at_a_move(analysed, tmp_path):
         assert not [m for m in browser.console() if "SEVERE" in m]
     finally:
         browser.quit()
+
+
+def test_an_unfinished_game_ends_on_a_search():
+    record = " ".join(RECORD.split()[:7])
+    rows = board_games.analyse_record(record, 300)
+    data = report.build(record, rows, 300)
+    assert data["result"] is None and len(data["evals"]) == 7
+    assert "not finished" in report.html(data)

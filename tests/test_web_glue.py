@@ -123,6 +123,7 @@ def test_saved_files_boot_the_game_where_it_was():
     again = WebBoard("pico_buttons", files, 2)
     st = json.loads(again.status())
     assert st["record"] == "kalah3 4 1" and st["side"] == "N"
+    assert st["players"] == ["person", "computer (beginner)"]
     run_until(again, "think")  # the computer's turn resumes
 
 

@@ -354,6 +354,8 @@ function run() {
       statusDue = now + 500;
       const st = JSON.parse(wb.status());
       $("record").textContent = st.record || "–";
+      $("players").textContent = st.players ? "South: " + st.players[0] + " · North: " + st.players[1] +
+        (st.over ? " · game over" : " · " + (st.side === "S" ? "South" : "North") + " to move") : "";
       $("download").disabled = !st.record;
       $("download").dataset.record = st.record || "";
       logLine(wb.logs());

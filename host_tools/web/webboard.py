@@ -34,6 +34,7 @@ except ImportError:  # the MicroPython VM: host_tools/fakes is /lib
 from mancala import app as A
 from mancala.hw.clock import ManualClock
 
+LEVELS = ("beginner", "amateur", "strong", "master")  # the menu's opponents 1..4
 MIN_PRESS_MS = 80  # > 2 loop periods + the 30 ms debounce: a click is always a tap
 GAP_MS = 80  # a release settles (debounce) before the next press begins
 MAX_STEP_MS = 250  # a page in the background catches up at most this much per call
@@ -196,6 +197,9 @@ class WebBoard:
             out["side"] = "SN"[g.side]
             out["over"] = bool(g.over)
             out["ply"] = g.ply
+            m = app.meta
+            out["players"] = [("person" if m["human"] >> k & 1 else
+                               "computer (%s)" % LEVELS[m["level"] - 1]) for k in (0, 1)]
         return json.dumps(out)
 
     def logs(self):
