@@ -85,8 +85,8 @@ def run_command(name, fn, argv):
     except OSError as e:
         if isinstance(e, BrokenPipeError):
             return 0
-        where = " %s" % e.filename if e.filename else ""
-        print("mancala %s: error:%s: %s" % (name, printable(where), e.strerror or e),
+        where = "%s: " % printable(e.filename) if e.filename else ""
+        print("mancala %s: error: %s%s" % (name, where, printable(e.strerror or e)),
               file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -158,20 +158,23 @@ def cmd_play(argv):
     p = Parser(
         prog="mancala play",
         description="Play a record and print the final position. `mancala play -` reads one record "
-                    "per line from stdin and answers one line each.")
+                    "per line from stdin and answers one line each (a bad one: `error: ...`, "
+                    "and the exit status is 1).")
     p.add_argument("text", nargs="+", help="VARIANT MOVE... | RECORD | -")
     p.add_argument("--json", action="store_true")
     p.add_argument("--record", action="store_true", help="also print the normalised record")
     a = p.parse_args(argv)
     if a.text == ["-"]:
         out = sys.stdout
+        errors = 0
         for line in stdin_lines():  # one answer per line, a blank one too
             if line is None:
                 answer = _error_line("the line is not UTF-8 text", a.json)
             else:
                 answer = _play_line(line, a.json)
+            errors += answer.startswith("error") or answer.startswith('{"error"')
             out.write(answer + "\n")
-        return 0
+        return 1 if errors else 0  # every line answered; 1: some were errors
     game = parse_any(_join(a.text))
     if a.json:
         print(json.dumps(_result(game)))
@@ -250,10 +253,10 @@ def main(argv=None):
         try:
             fn = getattr(importlib.import_module(module), attr)
         except (ImportError, AttributeError) as e:
-            print("mancala: %s is not available in this build (%s)" % (name, e), file=sys.stderr)
+            print("mancala: error: %s is not available in this build (%s)" % (name, e), file=sys.stderr)
             return 2
     if fn is None:
-        print("mancala: unknown command %r; try `mancala --help`" % printable(name),
+        print("mancala: error: unknown command %r; try `mancala --help`" % name,
               file=sys.stderr)
         return 2
     return run_command(name, fn, rest)

@@ -354,8 +354,9 @@ def explain(board):
     if mode == A.LED_TEST:
         return ["LED test: red, green, blue, white, then pit k shows k stones"]
     if mode == A.MENU:
+        back = "; m goes back to the game" if app.game is not None and not app.game.over else ""
         lines = ["MENU: a South key picks a setting (a..h, j), a North key its value "
-                 "(q..y), ` starts a new game; m goes back to the game"]
+                 "(q..y), ` starts a new game" + back]
         items = []
         for k, (key, pit, _) in enumerate(A.ITEMS):
             c = app.choice(key)
@@ -467,21 +468,14 @@ def _dots(buf, order, first, n, lift):
 
 
 def _label(board, i):
-    """A pit's label: its name, and the stones in it (the firmware's counts, not the
-    glows of the LEDs); in the menu, what the item or value is."""
+    """A pit's label: the stones in it (the firmware's counts, not the glows of the
+    LEDs); nothing outside a game."""
     from mancala import app as A
 
     app = board.app
     mode = app.mode
     if mode == A.MENU:
-        for key, pit, _ in A.ITEMS:
-            if pit == i:
-                return MENU_LABELS[key][:8]
-        key = A.ITEMS[app.item][0]
-        vals = MENU_VALUES[key]
-        if 7 <= i < 7 + app.choices(key):
-            return vals[i - 7][:8]
-        return "start" if i == 13 else ""
+        return ""  # the lines under the board name the items and their values
     if app.game is None or not A.SELECT <= mode <= A.OVER_:
         return ""
     return str(app.shown[i])
@@ -530,7 +524,7 @@ def draw(board, out, message=""):
             for h in range(max(len(ns[1]), len(ss[1]))):
                 a = ns[1][h] if h < len(ns[1]) else " " * CELL
                 b = ss[1][h] if h < len(ss[1]) else ""
-                lines.append(" %s%s%s\r" % (a, " " * (76 - CELL), b))
+                lines.append(" %s%s%s\r" % (a, " " * (77 - CELL), b))
     lines.append("\r")
     lines.append("keys: pits as shown, capital = hold 1.5 s, u/U takeback, i/I hint, "
                  "o both stores, m menu (hold both stores), Esc quits\r")
