@@ -364,7 +364,8 @@ def explain(board):
             items.append("%s%s %s: %s" % (">" if k == app.item else " ", PIT_KEYS[pit],
                                           MENU_LABELS[key], vals[c] if 0 <= c < len(vals)
                                           else "?"))
-        lines.append("  ".join(items))
+        lines.append("  ".join(items[:4]))  # two lines: an 80-column terminal keeps them
+        lines.append("  ".join(items[4:]))
         key = A.ITEMS[app.item][0]
         vals = MENU_VALUES[key][:app.choices(key)]
         lines.append("%s: " % MENU_LABELS[key] + "  ".join(
