@@ -97,27 +97,24 @@ def capture(work):
         screens.append(("computer's move", t.wait_for("mode: show")))
     finally:
         t.close()
-    # 3: a blunder, graded by the coach
-    state = os.path.join(work, "b")
-    _saved_game(state, BLUNDER_RECORD, human=1, level=2, coaching=1, quick=1)
-    t = Tmux(["--state", state])
-    try:
-        t.wait_for("mode: select")
-        t.keys("a")
-        screens.append(("blunder pause", t.wait_for("mode: blunder")))
-    finally:
-        t.close()
-    # 4: the last move of a game between two people
-    state = os.path.join(work, "c")
-    _saved_game(state, LAST_MOVE_RECORD, human=3, level=0, quick=1)
-    t = Tmux(["--state", state])
-    try:
-        t.wait_for("mode: select")
-        t.keys("h")
-        screens.append(("game over", t.wait_for("mode: over")))
-    finally:
-        t.close()
+    # 3: a blunder, graded by the coach; 4: the last move of a game between two people
+    screens.append(("blunder pause", _one_move(os.path.join(work, "b"), BLUNDER_RECORD, 1, 2,
+                                               "a", "blunder", coaching=1, quick=1)))
+    screens.append(("game over", _one_move(os.path.join(work, "c"), LAST_MOVE_RECORD, 3, 0,
+                                           "h", "over", quick=1)))
     return screens
+
+
+def _one_move(state, record, human, level, key, mode, **settings):
+    """The screen in `mode` after `key` is typed in a saved game of `record`."""
+    _saved_game(state, record, human, level, **settings)
+    t = Tmux(["--state", state])
+    try:
+        t.wait_for("mode: select")
+        t.keys(key)
+        return t.wait_for("mode: " + mode)
+    finally:
+        t.close()
 
 
 def main(argv=None):

@@ -55,15 +55,15 @@ def test_every_row_of_the_gesture_and_menu_tables_has_an_id():
         for t in tables(g):
             tagged = [bool(ID.search(row)) for row in t]
             if any(tagged):
-                assert all(tagged), (g, [row for row, x in zip(t, tagged) if not x])
+                assert all(tagged), (g, [row for row, x in zip(t, tagged, strict=True) if not x])
 
 
 def test_the_tables_match_row_by_row():
     en, ru = (tables(g) for g in GUIDES)
     assert len(en) == len(ru)
-    for te, tr in zip(en, ru):
+    for te, tr in zip(en, ru, strict=True):
         assert len(te) == len(tr), (te[0], tr[0])
-        for re_, rr in zip(te, tr):
+        for re_, rr in zip(te, tr, strict=True):
             assert numbers(re_) == numbers(rr), (re_, rr)  # 2.5 s, pit 1 + pit 6, ...
             assert len(cells(re_)) == len(cells(rr)), (re_, rr)
             assert [bool(c) for c in cells(re_)] == [bool(c) for c in cells(rr)], (re_, rr)
@@ -78,6 +78,6 @@ def test_the_menu_in_the_guides_is_the_firmwares():
     for g in GUIDES:
         assert ids(g, "menu") == keys, g
         rows = [row for t in tables(g) for row in t if "<!-- menu:" in row]
-        for key, row in zip(keys, rows):
+        for key, row in zip(keys, rows, strict=True):
             values = [c for c in cells(row)[1:] if c]
             assert len(values) == app.choices(key), (g, key, values)

@@ -5,11 +5,11 @@ import random
 
 from board_helpers import board, start, to_select
 from test_board_play import BlunderEngine
+from test_engine import random_midgame
 
 from host_tools.fakes.board import index
 from host_tools.fakes.memfs import MemFs
 from mancala.engine import GRADES, Engine
-from mancala.game import Game
 from mancala.rules import MASK, get_rules
 
 
@@ -54,14 +54,9 @@ def test_a_move_that_loses_no_stone_is_best():
         rules = get_rules(variant)
         eng = Engine(rules)
         for _ in range(12):
-            game = Game(rules)
-            for _ in range(rng.randint(2, 25)):
-                if game.over:
-                    break
-                game.play(rng.choice([k for k in range(6) if game.pos[MASK] >> k & 1]))
-            if game.over:
+            pos = random_midgame(rules, rng, 2, 25)
+            if pos is None:
                 continue
-            pos = bytearray(game.pos)
             for pit in range(6):
                 if pos[MASK] >> pit & 1:
                     g, loss, _ = eng.grade(pos, pit, nodes=400)
@@ -160,14 +155,9 @@ def test_live_grade_stopped_in_a_re_search_keeps_the_larger_measured_loss():
         rules = get_rules(variant)
         eng = Engine(rules)
         for _ in range(25):
-            game = Game(rules)
-            for _ in range(rng.randint(2, 30)):
-                if game.over:
-                    break
-                game.play(rng.choice([k for k in range(6) if game.pos[MASK] >> k & 1]))
-            if game.over or bin(game.pos[MASK]).count("1") < 2:
+            pos = random_midgame(rules, rng, 2, 30)
+            if pos is None:
                 continue
-            pos = bytearray(game.pos)
             for pit in range(6):
                 if not pos[MASK] >> pit & 1:
                     continue

@@ -122,6 +122,8 @@ def test_arrow_keys_in_the_real_terminal_do_not_quit(state):
         for seq in (b"\x1b[A", b"\x1b[B", b"\x1bOP", b"\x1b[15~"):
             p.send(seq)
             p.read(0.3)
+        p.send(b"s")  # still there, still taking keys: the menu item "opponent"
+        assert p.wait_for(">s opponent", 10), p.out[-2000:]
         assert p.alive()
         p.send(b"\x1b")  # Esc alone still quits
         assert p.exit_status() == 0
@@ -202,20 +204,31 @@ def test_a_console_message_is_labelled_and_not_the_mode_line():
 # -- 8: labels are counts, glows are visible, one-LED dots under their pits ---------
 
 def test_labels_are_the_stones_not_the_glows():
-    b = board(variant="kalah", opponent=1, coaching=0)
+    """The old labels decoded the LEDs: "?" on a blinking pit, a glow read as a count."""
+    b = board(variant="kalah", opponent=1, coaching=1, engine_cls=BlunderEngine)
     start(b)
-    b.play_move(index("S3"))  # extra turn in kalah: S3's 4 stones end in the store
+    b.play_move(index("S2"))
+    assert b.until(("blunder",), 5000)
+    for _ in range(4):  # both phases of the blinks
+        b.run(b.app.BLINK_MS)
+        text = plain(screen(b))
+        assert "?" not in text, text
+        assert re.search(r"\[j\] SS %d\b" % b.app.game.pos[6], text), text
+    b.tap("S5")  # keep it: the computer moves, its pit blinks
+    assert b.until(("show",), 20000)
+    pit = b.app.sow_side * 7 + b.app.sow_pit
+    for _ in range(4):
+        b.run(b.app.BLINK_MS)
+        text = plain(screen(b))
+        assert "?" not in text, text
+        assert "%s %d" % (("S1 S2 S3 S4 S5 S6 SS N1 N2 N3 N4 N5 N6 NS".split())[pit],
+                          b.app.game.pos[pit]) in text, text
+    b.sow()
     to_select(b)
-    b.chord(("S3", "S4"))  # the store blinks green while the coach looks for a hint
-    b.run(40)
-    text = plain(screen(b))
-    assert "?" not in text
-    assert re.search(r"\[j\] SS 1\b", text), text
-    b.run(3000)
     b.tap("S1")
     assert b.mode() == "sow"
     text = plain(screen(b))
-    assert "[a] S1 0" in text and "[s] S2 4" in text  # the hand holds S1's stones
+    assert "[a] S1 0" in text  # the hand holds S1's stones
 
 
 def test_dim_glows_are_visible_on_a_dark_terminal():
