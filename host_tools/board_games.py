@@ -118,6 +118,11 @@ class BoardError(OSError):
 
 
 def pull_games_main(argv=None):
+    """`mancala pull`; every failure is one line and a non-zero status (cli.run_command)."""
+    return run_command("pull", _pull, argv)
+
+
+def _pull(argv):
     ap = Parser(prog="mancala pull", description="Copy the board's finished games to the PC.")
     ap.add_argument("--port", default=None, help="serial port of the board (default: $PORT, else found by USB id)")
     ap.add_argument("--dest", default="games", help="folder for the game records (default: games/)")
@@ -152,6 +157,11 @@ def _record_text(words):
 
 
 def analyse_main(argv=None):
+    """`mancala analyse`; every failure is one line and a non-zero status."""
+    return run_command("analyse", _analyse, argv)
+
+
+def _analyse(argv):
     ap = Parser(prog="mancala analyse", description=(
         "Grade every move of a game record with the engine: a record file (as pulled "
         "from the board), - for stdin, or the record itself (mancala analyse kalah 3 1 6)."))
@@ -176,8 +186,7 @@ def main(argv=None):
     if not argv or argv[0] not in ("pull", "analyse"):
         print("usage: python -m host_tools.board_games pull|analyse ...", file=sys.stderr)
         return 2
-    fn = pull_games_main if argv[0] == "pull" else analyse_main
-    return run_command(argv[0], fn, argv[1:])
+    return (pull_games_main if argv[0] == "pull" else analyse_main)(argv[1:])
 
 
 if __name__ == "__main__":

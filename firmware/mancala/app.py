@@ -45,8 +45,10 @@ ANIMATED = ((1 << BOOT) | (1 << THINK) | (1 << SHOW) | (1 << ANIM) | (1 << BLUND
 MODE_NAMES = ("boot", "menu", "select", "sow", "think", "show", "anim", "grade", "blunder",
               "over", "sensor_test", "led_test", "error")
 
-# What game.json keeps besides the game ("pause"): the blunder pause (pause_pit = the
-# threat, -1 none) and a move being sown (pause_pit = its board index).
+# What pause.json keeps beside game.json: the blunder pause ("pit" = the threat, -1
+# none) or a move being sown ("pit" = its board index), for game "number" at "ply"
+# (anything else there is stale and ignored).  A small file of its own: game.json
+# keeps its format, and a pause costs a few bytes, not a whole record.
 PAUSE_BLUNDER = 1
 PAUSE_SOWING = 2
 
@@ -134,7 +136,7 @@ class App:
         self.t_blink = 0
         self.blink_ms = 6 * self.BLINK_MS
         self.touch_drawn = 0  # the pits drawn with a touch dot in the last frame
-        self.pause = 0  # what a power cut must not forget (PAUSE_*), saved with the game
+        self.pause = 0  # what a power cut must not forget (PAUSE_*), in pause.json
         self.pause_pit = -1
         self.hint_pit = -1
         self.hinting = False
@@ -223,17 +225,21 @@ class App:
         if self.game.over:
             self.store.add_game(self.meta["number"], format_record(self.game))
         self.next_mode = self.turn_mode()
-        self.restore_pause(g)
+        self.restore_pause()
 
-    def restore_pause(self, saved):
+    def restore_pause(self):
         """After a power cut: back into the blunder pause, or show the pits that may
         hold the stones of a move that was being sown (the game is saved before it).
-        A file without "pause" (older firmware) or with a nonsense one: play on."""
-        kind = saved.get("pause", 0)
-        pit = saved.get("pause_pit", -1)
+        No pause.json (older firmware), a stale or a nonsense one: play on."""
         self.pause = 0
+        st, saved = self.store.load("pause.json")
         g = self.game
-        if not isinstance(kind, int) or not isinstance(pit, int) or g.over:
+        if st != S.OK or g.over:
+            return
+        kind = saved.get("kind", 0)
+        pit = saved.get("pit", -1)
+        if not (isinstance(kind, int) and isinstance(pit, int) and
+                saved.get("ply") == g.ply and saved.get("number") == self.meta["number"]):
             return
         if kind == PAUSE_BLUNDER and g.ply and -1 <= pit < 6:
             last = g.moves()[-1]
@@ -241,7 +247,8 @@ class App:
             if self.human(self.before[SIDE]):
                 self.sow_pit = last
                 self.grade = (5, 0, pit)
-                self.pause, self.pause_pit = kind, pit
+                self.pause = kind
+                self.pause_pit = pit
                 self.next_mode = BLUNDER
         elif kind == PAUSE_SOWING and 0 <= pit - g.side * 7 < 6 and \
                 g.pos[MASK] >> (pit - g.side * 7) & 1:
@@ -259,12 +266,9 @@ class App:
 
     def save_game(self):
         m = self.meta
-        data = {"record": format_record(self.game), "number": m["number"],
-                "human": m["human"], "level": m["level"], "hints": m["hints"]}
-        if self.pause:
-            data["pause"] = self.pause
-            data["pause_pit"] = self.pause_pit
-        self.store.save("game.json", data)
+        self.store.save("game.json", {"record": format_record(self.game), "number": m["number"],
+                                      "human": m["human"], "level": m["level"],
+                                      "hints": m["hints"]})
         if self.game.over:
             self.store.add_game(m["number"], format_record(self.game))
 
@@ -296,6 +300,8 @@ class App:
                      "level": opp, "hints": s["hints"]}
         self.need_engine()
         self.save_game()
+        self.pause = 0
+        self.store.remove("pause.json")  # an abandoned game's may carry the same number
         self.refresh()
         self.hint_pit = -1
         self.set_mode(self.turn_mode())
@@ -510,12 +516,13 @@ class App:
         self.set_mode(SOW)
 
     def set_pause(self, kind, pit=-1):
-        """Save what a power cut must not forget (0: nothing beyond the game)."""
+        """Save what a power cut must not forget beyond the game (0: nothing)."""
         if self.pause == kind and self.pause_pit == pit:
             return
         self.pause = kind
         self.pause_pit = pit
-        self.save_game()
+        self.store.save("pause.json", {"kind": kind, "pit": pit, "ply": self.game.ply,
+                                       "number": self.meta["number"]})
 
     def drop_stone(self):
         self.shown[self.sow_path[self.sow_i]] += 1
@@ -531,7 +538,7 @@ class App:
         mover = g.side
         self.flags = g.play(self.sow_pit)
         self.anim_side = mover
-        self.pause = 0
+        self.pause = 0  # pause.json is stale now: its ply is the one before the move
         self.save_game()
         self.grade = None
         self.set_mode(ANIM)
@@ -583,7 +590,7 @@ class App:
             g.undo()
         self.mark_changes()
         self.refresh()
-        self.pause = 0
+        self.pause = 0  # stale: the next move's sowing writes over it (and its ply differs)
         self.save_game()
         self.hint_pit = -1
         self.set_mode(self.turn_mode())
