@@ -1,7 +1,7 @@
 """Finished games: pull them from the board, analyse them on the PC.
 
     python -m host_tools.board_games pull [--port PORT] [--dest games/]
-    python -m host_tools.board_games analyse RECORD_FILE|- [--nodes N] [--html F] [--png F]
+    python -m host_tools.board_games analyse RECORD|FILE|- [--nodes N] [--html F] [--png F]
 
 The board keeps its finished games in /data/games/gNNNNN.txt, one game record
 (docs/RULES*.md, "Notation") a file.  `pull` copies the ones the PC does not
@@ -10,12 +10,13 @@ have yet (checked by sha256 on the board), never changing the board.
 with many more nodes than the board can afford.
 """
 
-import argparse
 import hashlib
 import os
 import sys
 
+from host_tools.cli import Parser, UsageError, int_type, printable, run_command
 from host_tools.deploy import BOARD_HASH, Board, DeployError, find_port
+from mancala.notation import NotationError
 
 GAMES_DIR = "/data/games"
 # The board grades with engine.GRADE_NODES (about 3 s on a Pico); the PC can
@@ -116,44 +117,71 @@ def format_analysis(rows):
     return lines
 
 
+class BoardError(OSError):
+    """The board could not be reached or read: exit status 1."""
+
+
 def pull_games_main(argv=None):
-    ap = argparse.ArgumentParser(prog="mancala pull", description="Copy the board's finished games to the PC.")
+    """`mancala pull`; every failure is one line and a non-zero status (cli.run_command)."""
+    return run_command("pull", _pull, argv)
+
+
+def _pull(argv):
+    ap = Parser(prog="mancala pull", description="Copy the board's finished games to the PC.")
     ap.add_argument("--port", default=None, help="serial port of the board (default: $PORT, else found by USB id)")
     ap.add_argument("--dest", default="games", help="folder for the game records (default: games/)")
     a = ap.parse_args(argv)
     try:
         pull_games(a.port, a.dest)
     except DeployError as e:
-        print("error: %s" % e, file=sys.stderr)
-        return 1
+        raise BoardError(str(e)) from None
     return 0
 
 
+# --nodes of analyse: the board's budget is 2000; an hour of CPython at most
+MAX_ANALYSE_NODES = 10000000
+
+
+def _record_text(words):
+    """`analyse`'s argument: a file, - (stdin), or the record itself."""
+    if words == ["-"]:
+        data = sys.stdin.buffer.read()
+        where = "stdin"
+    elif len(words) == 1 and (os.path.exists(words[0]) or "/" in words[0] or
+                              words[0].endswith(".txt")):
+        with open(words[0], "rb") as f:  # an OSError names the file (exit status 1)
+            data = f.read()
+        where = words[0]
+    else:
+        return " ".join(words), "the record"
+    try:
+        return data.decode("utf-8"), where
+    except UnicodeDecodeError:
+        raise UsageError("%s is not a game record (not UTF-8 text)" % printable(where)) from None
+
+
 def analyse_main(argv=None):
-    ap = argparse.ArgumentParser(prog="mancala analyse", description="Grade every move of a game record with the engine.")
-    ap.add_argument("record", help="a game record file (as pulled from the board), or - for stdin")
-    ap.add_argument("--nodes", type=int, default=None,
+    """`mancala analyse`; every failure is one line and a non-zero status."""
+    return run_command("analyse", _analyse, argv)
+
+
+def _analyse(argv):
+    ap = Parser(prog="mancala analyse", description=(
+        "Grade every move of a game record with the engine: a record file (as pulled "
+        "from the board), - for stdin, or the record itself (mancala analyse kalah 3 1 6)."))
+    ap.add_argument("record", nargs="+", help="FILE | - | VARIANT [C1,...,C14 S|N] MOVES...")
+    ap.add_argument("--nodes", type=int_type("--nodes", 1, MAX_ANALYSE_NODES), default=None,
                     help="search budget per move (default: %dx the board's)" % PC_DEPTH_FACTOR)
     ap.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report")
     ap.add_argument("--png", metavar="FILE", help="also write the evaluation graph as PNG")
     a = ap.parse_args(argv)
-    try:
-        if a.record == "-":
-            text = sys.stdin.read()
-        else:
-            with open(a.record) as f:
-                text = f.read()
-    except OSError as e:
-        print("error: cannot read %s: %s" % (a.record, e.strerror), file=sys.stderr)
-        return 1
+    text, where = _record_text(a.record)
     try:
         rows = analyse_record(text, a.nodes)
     except DeployError as e:
-        print("error: %s" % e, file=sys.stderr)
-        return 1
-    except ValueError as e:  # NotationError
-        print("error: %s: %s" % (a.record, e), file=sys.stderr)
-        return 1
+        raise BoardError(str(e)) from None
+    except NotationError as e:
+        raise UsageError("%s: %s" % (printable(where), e)) from None
     for line in format_analysis(rows):
         print(line)
     return _write_report(text, rows, a)
@@ -168,8 +196,7 @@ def _write_report(text, rows, a):
     try:
         report.write(text, rows, a.html, a.png, nodes=a.nodes)
     except (OSError, RuntimeError) as e:
-        print("error: the report could not be written: %s" % e, file=sys.stderr)
-        return 1
+        raise BoardError("the report could not be written: %s" % e) from None
     for path in (a.html, a.png):
         if path:
             print("wrote %s" % path)

@@ -23,8 +23,75 @@ from mancala.rules import MASK, N_STORE, S_STORE, perft
 END_NOTES = {END_REPETITION: "repetition", END_AGREEMENT: "agreement"}
 
 
-class UsageError(Exception):
-    pass
+class UsageError(ValueError):
+    """A bad command line or input: `mancala NAME: error: MESSAGE`, exit status 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with its errors as one UsageError line (no usage block)."""
+
+    def error(self, message):
+        raise UsageError(message)
+
+
+def printable(text):
+    """`text` safe to print on one line: control characters and undecodable bytes
+    (surrogate escapes of non-UTF-8 arguments) escaped."""
+    return "".join(c if c.isprintable() and not 0xD800 <= ord(c) < 0xE000
+                   else repr(c)[1:-1] for c in str(text))
+
+
+def bounded(what, text, low, high):
+    """The whole number `text` in low..high, or a UsageError naming `what`."""
+    t = text.strip()
+    digits = t[1:] if t[:1] in "+-" else t
+    if not digits.isdigit() or not digits.isascii():
+        raise UsageError("%s must be a whole number, got %r" % (what, text))
+    if len(digits) > 12 or not low <= int(t) <= high:
+        raise UsageError("%s must be %d..%d, got %s" % (what, low, high, printable(t)))
+    return int(t)
+
+
+def int_type(what, low, high):
+    """An argparse type: a whole number in low..high."""
+    def parse(text):
+        try:
+            return bounded(what, text, low, high)
+        except UsageError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+
+    parse.__name__ = what  # argparse names the type in its messages
+    return parse
+
+
+def stdin_lines():
+    """stdin's lines without their line ends; a line that is not UTF-8 is None."""
+    for raw in sys.stdin.buffer:
+        try:
+            yield raw.decode("utf-8").rstrip("\r\n")
+        except UnicodeDecodeError:
+            yield None
+
+
+def run_command(name, fn, argv):
+    """Run a command function; every failure is one line on stderr and a non-zero
+    exit status: 2 for bad input, 1 for an outside failure (a file, a board)."""
+
+    try:
+        return fn(argv) or 0
+    except (NotationError, UsageError) as e:
+        print("mancala %s: error: %s" % (name, printable(e)), file=sys.stderr)
+        return 2
+    except OSError as e:
+        if isinstance(e, BrokenPipeError):
+            return 0
+        where = "%s: " % printable(e.filename) if e.filename else ""
+        print("mancala %s: error: %s%s" % (name, where, printable(e.strerror or e)),
+              file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("mancala %s: interrupted" % name, file=sys.stderr)
+        return 130
 
 
 def _result(game):
@@ -43,7 +110,7 @@ def _join(words):
 
 
 def cmd_show(argv):
-    p = argparse.ArgumentParser(prog="mancala show", description="Draw a position or the end of a game record.")
+    p = Parser(prog="mancala show", description="Draw a position or the end of a game record.")
     p.add_argument("text", nargs="+", help="a position ('kalah 4,4,...,0 S') or a record ('kalah 3 1 6')")
     p.add_argument("--json", action="store_true")
     a = p.parse_args(argv)
@@ -58,7 +125,7 @@ def cmd_show(argv):
 
 
 def cmd_legal(argv):
-    p = argparse.ArgumentParser(prog="mancala legal", description="List the legal moves (pits 1..6 of the side to move).")
+    p = Parser(prog="mancala legal", description="List the legal moves (pits 1..6 of the side to move).")
     p.add_argument("text", nargs="+")
     p.add_argument("--json", action="store_true")
     a = p.parse_args(argv)
@@ -74,30 +141,40 @@ def cmd_legal(argv):
     return 0
 
 
+def _error_line(message, as_json):
+    message = printable(message)
+    return json.dumps({"error": message}) if as_json else "error: %s" % message
+
+
 def _play_line(line, as_json):
     try:
         game = parse_any(line)
     except NotationError as e:
-        return json.dumps({"error": str(e)}) if as_json else "error: %s" % e
+        return _error_line(e, as_json)
     return json.dumps(_result(game)) if as_json else format_position(game.rules, game.pos)
 
 
 def cmd_play(argv):
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="mancala play",
         description="Play a record and print the final position. `mancala play -` reads one record "
-                    "per line from stdin and answers one line each.")
+                    "per line from stdin and answers one line each (a bad one: `error: ...`, "
+                    "and the exit status is 1).")
     p.add_argument("text", nargs="+", help="VARIANT MOVE... | RECORD | -")
     p.add_argument("--json", action="store_true")
     p.add_argument("--record", action="store_true", help="also print the normalised record")
     a = p.parse_args(argv)
     if a.text == ["-"]:
         out = sys.stdout
-        for line in sys.stdin:
-            line = line.strip()
-            if line:
-                out.write(_play_line(line, a.json) + "\n")
-        return 0
+        errors = 0
+        for line in stdin_lines():  # one answer per line, a blank one too
+            if line is None:
+                answer = _error_line("the line is not UTF-8 text", a.json)
+            else:
+                answer = _play_line(line, a.json)
+            errors += answer.startswith("error") or answer.startswith('{"error"')
+            out.write(answer + "\n")
+        return 1 if errors else 0  # every line answered; 1: some were errors
     game = parse_any(_join(a.text))
     if a.json:
         print(json.dumps(_result(game)))
@@ -109,18 +186,13 @@ def cmd_play(argv):
 
 
 def cmd_perft(argv):
-    p = argparse.ArgumentParser(prog="mancala perft", description="Count move sequences; the count is the last line.")
+    p = Parser(prog="mancala perft", description="Count move sequences; the count is the last line.")
     p.add_argument("text", nargs="+", help="POSITION or VARIANT, then DEPTH")
     p.add_argument("--divide", action="store_true", help="also the count below each first move")
     a = p.parse_args(argv)
     if len(a.text) < 2:
         raise UsageError("perft needs a position or variant and a depth")
-    try:
-        depth = int(a.text[-1])
-    except ValueError:
-        raise UsageError("depth must be a whole number, got %r" % a.text[-1]) from None
-    if not 0 <= depth <= 12:
-        raise UsageError("depth must be 0..12, got %d" % depth)
+    depth = bounded("depth", a.text[-1], 0, 12)
     rules, pos = parse_position(_join(a.text[:-1]))
     if a.divide and depth > 0:
         for pit in range(6):
@@ -158,9 +230,14 @@ rules:   show POS|RECORD [--json]      the board drawn, plus the position text
          legal POS|RECORD [--json]     the legal moves
          play VARIANT MOVE... | RECORD | -  [--json]   the final position
          perft POS|VARIANT DEPTH       move-sequence count (last line)
-engine:  engine | best POS [--level L|--nodes N] | match A B --variant V --games N | bench
+engine:  engine                        the engine's line protocol (docs/ENGINE.md)
+         best POS|RECORD... [--level L|--nodes N]   the best move of each
+         match A B [--variant V] [--games N]   a match between two players
+         bench                         node rates, heap, seconds per move on a Pico
 board:   sim [--headless]              the simulated board (make play)
-         deploy | pull | analyse RECORD | flash   update a board, bring back its games
+         deploy | pull | analyse RECORD|FILE|- | flash   update a board, grade its games
+Every error is one line on stderr, `mancala COMMAND: error: ...`; the exit status is
+2 for bad input, 1 for an outside failure (a file, a board), 0 otherwise.
 Run `mancala COMMAND --help` for a command's options."""
 
 
@@ -176,20 +253,13 @@ def main(argv=None):
         try:
             fn = getattr(importlib.import_module(module), attr)
         except (ImportError, AttributeError) as e:
-            print("mancala: %s is not available in this build (%s)" % (name, e), file=sys.stderr)
+            print("mancala: error: %s is not available in this build (%s)" % (name, e), file=sys.stderr)
             return 2
     if fn is None:
-        print("mancala: unknown command %r; try `mancala --help`" % name, file=sys.stderr)
+        print("mancala: error: unknown command %r; try `mancala --help`" % name,
+              file=sys.stderr)
         return 2
-    try:
-        return fn(rest) or 0
-    except (NotationError, UsageError) as e:
-        print("mancala %s: error: %s" % (name, e), file=sys.stderr)
-        return 2
-    except BrokenPipeError:
-        return 0
-    except KeyboardInterrupt:
-        return 130
+    return run_command(name, fn, rest)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ bench   node rates (CPython and the MicroPython VM, against a plain alpha-beta o
         list copies), heap growth of a Master search, seconds per Master move on a Pico
 """
 
-import argparse
 import math
 import os
 import queue
@@ -15,14 +14,22 @@ import sys
 import threading
 import time
 
+from host_tools.cli import Parser, UsageError, bounded, int_type, printable, stdin_lines
 from mancala.engine import GRADES, LEVELS, Engine
 from mancala.game import Game
-from mancala.notation import NotationError, parse_move, parse_position
+from mancala.notation import parse_any, parse_move, parse_position
 from mancala.rules import MASK, N_STORE, S_STORE, SIDE, get_rules
 
 # A Pico runs MicroPython bytecode about 50-60x slower than the WebAssembly VM
 # here (the issue's figure); we use the middle, 55.
 PICO_SLOWDOWN = 55
+
+# Sane bounds of what a person may ask for (a typo must not run for hours).
+MAX_NODES = 10000000  # minutes of CPython search, never hours
+MAX_MOVETIME_MS = 600000
+MAX_SIMS = 1000000  # openspiel-mcts simulations per move
+MAX_SEED = 2 ** 30 - 1
+seed_type = int_type("--seed", 0, MAX_SEED)
 
 
 # ---------------------------------------------------------------------------
@@ -34,13 +41,13 @@ def parse_player(text):
     if t in LEVELS:
         return ("level", t)
     if t.startswith("openspiel-mcts:"):
-        return ("mcts", int(t.split(":", 1)[1]))
-    if t.startswith("nodes:"):
-        t = t[6:]
-    if t.isdigit():
-        return ("nodes", int(t))
-    raise ValueError("unknown player %r (a level %s, nodes:N, or openspiel-mcts:SIMS)"
-                     % (text, "/".join(LEVELS)))
+        return ("mcts", bounded("the simulations of " + printable(text),
+                                t.split(":", 1)[1], 1, MAX_SIMS))
+    if t.startswith("nodes:") or t[:1].isdigit() or t[:1] in "+-":
+        return ("nodes", bounded("the nodes of player " + printable(text),
+                                 t[6:] if t.startswith("nodes:") else t, 1, MAX_NODES))
+    raise UsageError("unknown player %r (a level %s, nodes:N, or openspiel-mcts:SIMS)"
+                     % (printable(text), "/".join(LEVELS)))
 
 
 class EnginePlayer:
@@ -162,17 +169,21 @@ def run_match(variant, a, b, games, workers=2, oplies=2, seed=1, progress=True, 
     results = []
     t0 = time.time()
 
+    tty = sys.stderr.isatty()
+
     def bar(done):
         if not progress:
             return
         w = 30
         fill = w * done // max(games, 1)
         pts = sum(r[1] for r in results)
-        sys.stderr.write("\r[%s%s] %d/%d  %s %.1f - %.1f %s  %.0fs" % (
-            "#" * fill, "." * (w - fill), done, games, a, pts, done - pts, b, time.time() - t0))
+        # a terminal redraws one line; a file or pipe gets whole lines
+        sys.stderr.write("%s[%s%s] %d/%d  %s %.1f - %.1f %s  %.0fs%s" % (
+            "\r" if tty else "", "#" * fill, "." * (w - fill), done, games, a, pts,
+            done - pts, b, time.time() - t0, "" if tty else "\n"))
         sys.stderr.flush()
 
-    logf = open(log, "a") if log else None
+    logf = open(log, "a") if log else None  # match_main checked that it opens
 
     def record(r):
         results.append(r)
@@ -194,7 +205,7 @@ def run_match(variant, a, b, games, workers=2, oplies=2, seed=1, progress=True, 
             bar(len(results))
     if logf:
         logf.close()
-    if progress:
+    if progress and tty:
         sys.stderr.write("\n")
     return summarize(variant, a, b, results, time.time() - t0, out)
 
@@ -221,30 +232,35 @@ def summarize(variant, a, b, results, seconds, out=None):
 
 
 def match_main(argv):
-    p = argparse.ArgumentParser(prog="mancala match", description=(
+    p = Parser(prog="mancala match", description=(
         "A match between two players: a level (%s), a node budget (N or nodes:N), or "
         "openspiel-mcts:SIMS (kalah, oware).  Sides alternate; each random opening is "
         "played once from each side." % ", ".join(LEVELS)))
     p.add_argument("a")
     p.add_argument("b")
     p.add_argument("--variant", default="kalah")
-    p.add_argument("--games", type=int, default=20)
-    p.add_argument("--workers", type=int, default=2)
-    p.add_argument("--opening-plies", type=int, default=2,
+    p.add_argument("--games", type=int_type("--games", 1, 10000), default=20)
+    p.add_argument("--workers", type=int_type("--workers", 1, 64), default=2)
+    p.add_argument("--opening-plies", type=int_type("--opening-plies", 0, 60), default=2,
                    help="random plies before the players take over (default 2)")
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seed", type=seed_type, default=1)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--log", help="append one line per finished game to this file")
-    p.add_argument("--first", type=int, default=0,
+    p.add_argument("--first", type=int_type("--first", 0, 1000000), default=0,
                    help="index of the first game (to split a match over runs)")
     a = p.parse_args(argv)
     try:
         get_rules(a.variant)
-        parse_player(a.a)
-        parse_player(a.b)
     except ValueError as e:
-        print("error: %s" % e, file=sys.stderr)
-        return 2
+        raise UsageError("--variant: %s" % e) from None
+    for spec in (parse_player(a.a), parse_player(a.b)):
+        if spec[0] == "mcts" and a.variant not in ("kalah", "oware"):
+            raise UsageError("openspiel-mcts plays kalah (4 seeds) and oware only")
+    if a.log:
+        try:
+            open(a.log, "a").close()
+        except OSError as e:
+            raise UsageError("--log %s: %s" % (printable(a.log), e.strerror)) from None
     run_match(a.variant, a.a, a.b, a.games, a.workers, a.opening_plies, a.seed, not a.quiet,
               log=a.log, first=a.first)
     return 0
@@ -253,39 +269,65 @@ def match_main(argv):
 # ---------------------------------------------------------------------------
 # best
 
+def best_texts(words):
+    """The positions/records of `mancala best`: each argument holding a space is one
+    (`"kalah 3 1" "oware"`); otherwise all the words are one (`kalah 3 1`)."""
+    if any(" " in w.strip() for w in words):
+        return [w for w in words]
+    return [" ".join(words)]
+
+
 def best_main(argv):
-    p = argparse.ArgumentParser(prog="mancala best", description="The best move of a position.")
-    p.add_argument("position", nargs="+", help="'VARIANT C1,...,C14 S|N' or a variant (its start)")
+    p = Parser(prog="mancala best", description=(
+        "The best move of each position or game record given: one argument each when "
+        "quoted (\"kalah 3 1\" \"oware 4,4,4,4,4,4,0,4,4,4,4,4,4,0 N\"), else the words "
+        "are one; - reads one a line from stdin.  One line each: bestmove M score S "
+        "depth D nodes N."))
+    p.add_argument("position", nargs="+", help="POS | RECORD | VARIANT (its start) | -")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--level", choices=LEVELS)
-    g.add_argument("--nodes", type=int)
-    p.add_argument("--seed", type=int, default=0)
+    g.add_argument("--nodes", type=int_type("--nodes", 1, MAX_NODES))
+    p.add_argument("--seed", type=seed_type, default=0)
     a = p.parse_args(argv)
-    try:
-        rules, pos = parse_position(" ".join(a.position))
-    except NotationError as e:
-        print("error: %s" % e, file=sys.stderr)
-        return 2
-    if not pos[MASK]:
-        print("error: the game is over", file=sys.stderr)
-        return 2
-    eng = Engine(rules, seed=a.seed)
+    if a.position == ["-"]:
+        texts = [t for t in stdin_lines()]
+        if None in texts:
+            raise UsageError("line %d of stdin is not UTF-8 text" % (texts.index(None) + 1))
+    else:
+        texts = best_texts(a.position)
+    games = []
+    for text in texts:  # all checked before the first search
+        game = parse_any(text)
+        if game.over:
+            raise UsageError("%s: the game is over" % printable(text.strip()))
+        games.append(game)
     level = a.level if a.level or a.nodes else "master"
-    pit = eng.search(pos, level=level if a.nodes is None else None, nodes=a.nodes)
-    print("bestmove %d score %d depth %d nodes %d" % (pit + 1, eng.score, eng.depth, eng.nodes))
+    for game in games:
+        eng = Engine(game.rules, seed=a.seed)
+        pit = eng.search(game.pos, level=level if a.nodes is None else None, nodes=a.nodes)
+        print("bestmove %d score %d depth %d nodes %d" % (pit + 1, eng.score, eng.depth,
+                                                          eng.nodes))
+        sys.stdout.flush()
     return 0
 
 
 # ---------------------------------------------------------------------------
 # engine protocol
 
-class Protocol:
-    """position POS [moves M...] | go level NAME | go nodes N | go movetime MS |
-    stop | grade M | hint [LEVEL] | isready | quit."""
+END_OF_INPUT = object()  # what the stdin reader queues last (None: a non-UTF-8 line)
 
-    def __init__(self, out=None, seed=0):
+
+class Protocol:
+    """position VARIANT [C1,...,C14 S|N] [moves M...] | go [level NAME] [nodes N]
+    [movetime MS] | stop | grade M [nodes N] | hint [LEVEL] | isready | quit.
+    A bad command answers one line `error ...` and the engine goes on; the exit
+    status is then 1."""
+
+    def __init__(self, out=None, seed=0, clock=None):
         self.out = out or sys.stdout
         self.seed = seed
+        self.clock = clock  # ms clock of movetime (None: the engine's own)
+        self.errors = 0
         self.pending = []  # commands that arrived during a search
         self.rules, self.pos = parse_position("kalah")
         self.engine = Engine(self.rules, seed=seed)
@@ -302,10 +344,17 @@ class Protocol:
             text, moves = words, []
         if text and text[0] == "startpos":
             text = text[1:] or ["kalah"]
+        if not text:
+            raise ValueError("position needs a variant (position VARIANT [C1,...,C14 S|N] "
+                             "[moves M...])")
         rules, pos = parse_position(" ".join(text))
         game = Game(rules, pos)
-        for m in moves:
-            game.play(parse_move(m, game.side))
+        for k, m in enumerate(moves):
+            try:
+                pit = parse_move(m, game.side)
+                game.play(pit)
+            except ValueError as e:  # NotationError, IllegalMove
+                raise ValueError("move %d: %s" % (k + 1, e)) from None
         if rules is not self.rules:
             self.rules = rules
             self.engine = Engine(rules, seed=self.seed)
@@ -313,24 +362,31 @@ class Protocol:
 
     def go(self, words, lines):
         level = nodes = deadline = None
-        i = 0
-        while i + 1 < len(words):
-            if words[i] == "level":
-                level = words[i + 1]
-                if level not in LEVELS:
-                    raise ValueError("unknown level %r" % level)
-            elif words[i] == "nodes":
-                nodes = int(words[i + 1])
-            elif words[i] == "movetime":
-                deadline = int(words[i + 1])
-            i += 2
+        for i in range(0, len(words), 2):
+            key = words[i]
+            if key not in ("level", "nodes", "movetime"):
+                raise ValueError("unknown go option %r (level NAME, nodes N, movetime MS)"
+                                 % key)
+            if i + 1 >= len(words):
+                raise ValueError("go %s needs a value" % key)
+            value = words[i + 1]
+            if key == "level":
+                if value not in LEVELS:
+                    raise ValueError("unknown level %r (%s)" % (value, " ".join(LEVELS)))
+                level = value
+            elif key == "nodes":
+                nodes = _protocol_int("go nodes", value, 1, MAX_NODES)
+            else:
+                deadline = _protocol_int("go movetime", value, 1, MAX_MOVETIME_MS)
         if not self.pos[MASK]:
             self.say("bestmove none")
             return True
         eng = self.engine
+        if deadline is not None and level is None and nodes is None:
+            nodes = MAX_NODES  # movetime alone: search until the time is up
         if level is None and nodes is None:
             level = "master"
-        eng.start(self.pos, level=level, nodes=nodes, deadline_ms=deadline)
+        eng.start(self.pos, level=level, nodes=nodes, deadline_ms=deadline, clock=self.clock)
         shown = -1
         alive = True
         while True:
@@ -346,9 +402,12 @@ class Protocol:
                     line = lines.get_nowait()
                 except queue.Empty:
                     continue
-                if line is None:  # end of input: finish this search, then quit
+                if line is END_OF_INPUT:  # finish this search, then quit
                     self.pending.append("quit")
                     lines = None
+                    continue
+                if line is None:  # not UTF-8: answered after the search
+                    self.pending.append(line)
                     continue
                 w = line.split()
                 if w and w[0] == "stop":
@@ -367,21 +426,33 @@ class Protocol:
         return alive
 
     def cmd_grade(self, words):
+        if not words or len(words) not in (1, 3) or len(words) == 3 and words[1] != "nodes":
+            raise ValueError("grade takes a move and optionally nodes N (grade M [nodes N])")
         pit = parse_move(words[0], self.pos[SIDE])
         if not self.pos[MASK] >> pit & 1:
             raise ValueError("%s is not a legal move here" % words[0])
-        nodes = int(words[2]) if len(words) > 2 and words[1] == "nodes" else None
+        nodes = _protocol_int("grade nodes", words[2], 1, MAX_NODES) if len(words) == 3 \
+            else None
         g, loss, threat = self.engine.grade(self.pos, pit, nodes)
         self.say("grade %s loss %d threat %s" % (
             GRADES[g], loss, "none" if threat < 0 else str(threat + 1)))
 
+    def error(self, message):
+        self.errors += 1
+        self.say("error %s" % printable(message))
+
     def handle(self, line, lines=None):
         """One command; False to quit."""
+        if line is None:
+            self.error("the line is not UTF-8 text")
+            return True
         words = line.split()
         if not words:
             return True
         cmd, rest = words[0], words[1:]
         try:
+            if cmd in ("quit", "isready", "uci", "mancala", "stop") and rest:
+                raise ValueError("%s takes no arguments" % cmd)
             if cmd == "quit":
                 return False
             if cmd == "isready":
@@ -398,33 +469,46 @@ class Protocol:
             elif cmd == "grade":
                 self.cmd_grade(rest)
             elif cmd == "hint":
+                if len(rest) > 1 or rest and rest[0] not in LEVELS:
+                    raise ValueError("hint takes a level (%s), got %r"
+                                     % (" ".join(LEVELS), " ".join(rest)))
+                if not self.pos[MASK]:
+                    raise ValueError("the game is over: no hint")
                 lvl = rest[0] if rest else "master"
                 self.say("hint %d" % (self.engine.hint(self.pos, lvl) + 1))
             else:
-                self.say("error unknown command %r" % cmd)
+                self.error("unknown command %r (position go stop grade hint isready quit)"
+                           % cmd)
         except (ValueError, IndexError) as e:
-            self.say("error %s" % e)
+            self.error(e)
         return True
 
 
+def _protocol_int(what, text, low, high):
+    try:
+        return bounded(what, text, low, high)
+    except UsageError as e:
+        raise ValueError(str(e)) from None
+
+
 def engine_main(argv):
-    p = argparse.ArgumentParser(prog="mancala engine", description=Protocol.__doc__)
-    p.add_argument("--seed", type=int, default=0)
+    p = Parser(prog="mancala engine", description=Protocol.__doc__)
+    p.add_argument("--seed", type=seed_type, default=0)
     a = p.parse_args(argv)
     proto = Protocol(sys.stdout, a.seed)
     lines = queue.Queue()
 
     def reader():
-        for line in sys.stdin:
+        for line in stdin_lines():
             lines.put(line)
-        lines.put(None)
+        lines.put(END_OF_INPUT)
 
     threading.Thread(target=reader, daemon=True).start()
     while True:
         line = proto.pending.pop(0) if proto.pending else lines.get()
-        if line is None or not proto.handle(line, lines):
+        if line is END_OF_INPUT or not proto.handle(line, lines):
             break
-    return 0
+    return 1 if proto.errors else 0
 
 
 # ---------------------------------------------------------------------------
@@ -614,12 +698,14 @@ def bench_engine(nodes=1500, plain_depth=4, vm=True, out=None, variants=None):
 
 
 def bench_main(argv):
-    p = argparse.ArgumentParser(prog="mancala bench", description=(
+    p = Parser(prog="mancala bench", description=(
         "Rules core and engine speed in CPython and the MicroPython VM, against plain "
         "list-copying baselines; heap growth of a Master search; seconds per Master "
         "move on a Pico."))
-    p.add_argument("--nodes", type=int, default=1500, help="nodes per engine search")
-    p.add_argument("--plain-depth", type=int, default=4, help="depth of the plain alpha-beta")
+    p.add_argument("--nodes", type=int_type("--nodes", 1, 100000), default=1500,
+                   help="nodes per engine search (1..100000)")
+    p.add_argument("--plain-depth", type=int_type("--plain-depth", 1, 8), default=4,
+                   help="depth of the plain alpha-beta (1..8)")
     p.add_argument("--no-vm", action="store_true", help="CPython only")
     p.add_argument("--engine-only", action="store_true", help="skip the rules core part")
     a = p.parse_args(argv)

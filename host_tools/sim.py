@@ -1,6 +1,6 @@
 """The simulated board in the terminal: the firmware's own main loop on fake pins.
 
-  make play                      pico_buttons, kalah, against the computer (strong)
+  make play                      pico_buttons, kalah, against the computer (amateur)
   make play ARGS="--variant oware --level master --profile esp32"
   python -m host_tools.sim --headless script.txt     (or - for stdin)
 
@@ -9,14 +9,22 @@ Interactive keys (the board seen from South):
       a s d f g h   = S1 S2 S3 S4 S5 S6        j = South store (right)
   a capital letter holds that pit 1.5 s;  u = take back (S1+S6),  i = hint (S3+S4),
   U / I = the same on the North row;  o = both stores (ranok: agree),
-  m = hold both stores (menu / new game);  Ctrl-C or Esc quits.
-  The game is kept in sim_state/ (delete it, or --fresh, to start over).
+  m = hold both stores (menu / new game);  Esc (alone) or Ctrl-C quits.
+  The line under the board says what the board waits for.
+  The game is kept in sim_state/ (delete it, or --fresh, to start over); --variant,
+  --level and --two choose a new game's settings: with a game in progress they
+  need --fresh.  If the simulator is killed (kill -9) the terminal is left without
+  echo: type `stty sane` (or `reset`) and Enter.
 
 Headless script, one command per line ('#' comments):
   tap PIT [MS] | press PIT | release PIT | hold PIT [MS] | chord PIT PIT.. [MS]
-  wait MS | until MODE [MS] | sow (tap each guided target until the move is sown)
-PITs: S1..S6 SS N1..N6 NS.  Out: one JSON line per LED frame, with the counts
-decoded from the pixel buffer through the profile's layout.
+  wait MS | until MODE[,MODE..] [MS] | sow (carry out the guided sowing) | quit
+PITs: S1..S6 SS N1..N6 NS; MS: 1..600000 (board time); MODEs: boot menu select sow
+think show anim grade blunder over sensor_test led_test error.
+Out: one JSON line per LED frame ({"frame", "t", "mode", "counts", "bg"}), the counts
+decoded from the pixel buffer through the profile's layout.  A command that cannot
+run, or an `until` that times out, writes {"error": "line N: ...", "line": N} and the
+script goes on; the exit status is then 1 (0: every command ran; 2: bad options).
 """
 
 import argparse
@@ -24,7 +32,6 @@ import json
 import os
 import select
 import sys
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if os.path.join(ROOT, "firmware") not in sys.path:  # this checkout's firmware, not another's
@@ -32,6 +39,15 @@ if os.path.join(ROOT, "firmware") not in sys.path:  # this checkout's firmware, 
 KEYS_S = "asdfgh"
 KEYS_N = "ytrewq"  # N1..N6 (N1 is on the right, facing S6)
 LEVEL_NAMES = ("person", "beginner", "amateur", "strong", "master")
+PIT_NAMES = ("S1", "S2", "S3", "S4", "S5", "S6", "SS", "N1", "N2", "N3", "N4", "N5", "N6", "NS")
+PIT_KEYS = tuple(KEYS_S) + ("j",) + tuple(KEYS_N) + ("`",)
+MAX_MS = 600000  # the longest press, wait or until of a headless script (10 board minutes)
+HEADLESS_MODES = ("boot", "menu", "select", "sow", "think", "show", "anim", "grade", "blunder",
+                  "over", "sensor_test", "led_test", "error")
+
+
+class SimError(Exception):
+    """Bad options or a saved game they do not fit: one line, exit status 2."""
 
 
 def _modules():
@@ -64,6 +80,36 @@ def _settings(fs, args):
     st.save("settings.json", s)
 
 
+def check_saved_game(fs, args):
+    """--variant/--level/--two choose a new game: refuse them (one line) when a
+    different game is in progress, instead of silently playing the saved one."""
+    from mancala.hw import storage as S
+    from mancala.notation import parse_record
+
+    status, g = S.Storage(fs).load("game.json")
+    if status != S.OK:
+        return
+    try:
+        game = parse_record(g["record"])
+        level = int(g["level"])
+    except Exception:  # noqa: BLE001 - the board itself reports a damaged file
+        return
+    if game.over:
+        return
+    clash = []
+    if args.variant and args.variant != game.rules.id:
+        clash.append("--variant %s (the game is %s)" % (args.variant, game.rules.id))
+    want = 0 if args.two else LEVEL_NAMES.index(args.level) if args.level else None
+    if want is not None and want != level:
+        clash.append("%s (the game is against %s)" % (
+            "--two" if args.two else "--level " + args.level,
+            "a person" if level == 0 else "the computer at " + LEVEL_NAMES[level]))
+    if clash:
+        raise SimError("%s: a game is in progress (%d moves); %s apply to a new game: add "
+                       "--fresh to start one, or leave them out to go on"
+                       % (args.state, game.ply, ", ".join(clash)))
+
+
 def make_board(args, clock=None, log=None):
     from host_tools.fakes.board import SimBoard
     from host_tools.fakes.memfs import MemFs
@@ -71,13 +117,17 @@ def make_board(args, clock=None, log=None):
 
     machine, neopixel = _modules()
     if args.state:
-        os.makedirs(args.state, exist_ok=True)
+        try:
+            os.makedirs(args.state, exist_ok=True)
+        except OSError as e:
+            raise SimError("--state %s: %s" % (args.state, e.strerror)) from None
         if args.fresh:
             for sub in ("data/game.json", "data/settings.json"):
                 p = os.path.join(args.state, sub)
                 if os.path.exists(p):
                     os.remove(p)
         fs = OsFs(args.state)
+        check_saved_game(fs, args)
     else:
         fs = MemFs()
     _settings(fs, args)
@@ -87,9 +137,79 @@ def make_board(args, clock=None, log=None):
 
 # -- headless --------------------------------------------------------------------------
 
-def run_script(board, lines, out):
+def _ms(word, what="MS"):
+    """A duration in board milliseconds, 1..MAX_MS."""
+    if not word.isdigit():
+        raise ValueError("%s must be a whole number of milliseconds, got %r" % (what, word))
+    if len(word) > 7 or not 1 <= int(word) <= MAX_MS:
+        raise ValueError("%s must be 1..%d, got %s" % (what, MAX_MS, word))
+    return int(word)
+
+
+def _pit(word):
     from host_tools.fakes.board import index
 
+    try:
+        return index(word)
+    except ValueError:
+        raise ValueError("unknown pit %r (S1..S6, SS, N1..N6, NS)" % word) from None
+
+
+def _args(w, least, most):
+    if not least <= len(w) - 1 <= most:
+        want = "%d" % least if least == most else "%d..%d" % (least, most)
+        raise ValueError("%s takes %s argument(s), got %d" % (w[0], want, len(w) - 1))
+
+
+def run_line(board, w):
+    """One script command (words); ValueError names what is wrong."""
+    cmd = w[0].lower()
+    if cmd == "tap":
+        _args(w, 1, 2)
+        board.tap(_pit(w[1]), _ms(w[2]) if len(w) > 2 else 100)
+    elif cmd in ("press", "release"):
+        _args(w, 1, 1)
+        pit = _pit(w[1])
+        (board.press if cmd == "press" else board.release)(pit)
+        board.run(20)
+    elif cmd == "hold":
+        _args(w, 1, 2)
+        board.hold(_pit(w[1]), _ms(w[2]) if len(w) > 2 else 1500)
+    elif cmd == "chord":
+        names = w[1:]
+        ms = _ms(names.pop()) if names and names[-1].isdigit() else 200
+        if len(names) < 2:
+            raise ValueError("chord takes two or more pits, got %d" % len(names))
+        board.chord([_pit(n) for n in names], ms)
+    elif cmd == "wait":
+        _args(w, 1, 1)
+        board.run(_ms(w[1]))
+    elif cmd == "until":
+        _args(w, 1, 2)
+        modes = tuple(w[1].lower().split(","))
+        for m in modes:
+            if m not in HEADLESS_MODES:
+                raise ValueError("unknown mode %r (%s)" % (m, " ".join(HEADLESS_MODES)))
+        limit = _ms(w[2]) if len(w) > 2 else 120000
+        if not board.until(modes, limit):
+            raise ValueError("not in %s after %d ms (mode: %s)" % (w[1], limit, board.mode()))
+    elif cmd == "sow":
+        _args(w, 0, 0)
+        if board.mode() not in ("show", "sow"):
+            raise ValueError("nothing to sow (mode: %s)" % board.mode())
+        board.sow()
+    else:
+        raise ValueError("unknown command %r (tap press release hold chord wait until sow "
+                         "quit)" % w[0])
+
+
+def _printable(text):
+    """A line as it may be shown: control characters escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def run_script(board, lines, out):
+    """Run a script (lines of bytes or str); returns the number of error lines."""
     last = [-1]
 
     def emit(app):
@@ -100,56 +220,269 @@ def run_script(board, lines, out):
 
     board.app.on_frame = emit
     emit(board.app)
-    for raw in lines:
+    errors = 0
+    for number, raw in enumerate(lines, 1):
+        if isinstance(raw, bytes):
+            try:
+                raw = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                errors += 1
+                out.write(json.dumps({"error": "line %d: not UTF-8 text" % number,
+                                      "line": number}) + "\n")
+                continue
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
         w = line.split()
-        cmd = w[0].lower()
+        if w[0].lower() in ("quit", "exit"):
+            break
         try:
-            if cmd == "tap":
-                board.tap(index(w[1]), int(w[2]) if len(w) > 2 else 100)
-            elif cmd == "press":
-                board.press(index(w[1]))
-                board.run(20)
-            elif cmd == "release":
-                board.release(index(w[1]))
-                board.run(20)
-            elif cmd == "hold":
-                board.hold(index(w[1]), int(w[2]) if len(w) > 2 else 1500)
-            elif cmd == "chord":
-                ms = 200
-                names = w[1:]
-                if names and names[-1].isdigit():
-                    ms = int(names.pop())
-                board.chord([index(n) for n in names], ms)
-            elif cmd == "wait":
-                board.run(int(w[1]))
-            elif cmd == "until":
-                board.until(tuple(w[1].split(",")), int(w[2]) if len(w) > 2 else 120000)
-            elif cmd == "sow":
-                board.sow()
-            elif cmd in ("quit", "exit"):
-                break
-            else:
-                raise ValueError("unknown command %r" % cmd)
-        except (ValueError, IndexError) as e:
-            out.write(json.dumps({"error": "%s: %s" % (line, e)}) + "\n")
+            run_line(board, w)
+        except (ValueError, AssertionError) as e:
+            errors += 1
+            out.write(json.dumps({"error": "line %d: %s: %s" % (number, _printable(line), e),
+                                  "line": number}) + "\n")
         out.flush()
+    return errors
 
 
 # -- interactive -------------------------------------------------------------------------
 
-def _dots(buf, order, first, n, boost):
-    s = []
-    for i in range(first, first + n):
-        j = 3 * i
-        r, g, b = (min(255, buf[j + order[k]] * boost) for k in range(3))
-        if r or g or b:
-            s.append("\x1b[38;2;%d;%d;%dm\u25cf" % (r, g, b))
+def parse_keys(data):
+    """Bytes read from the terminal -> key names: letters as typed, "quit" for a lone
+    Esc or Ctrl-C.  Escape sequences (arrows, function keys, the mouse) are dropped
+    whole: they are keys a board does not have, never an Esc."""
+    keys = []
+    i = 0
+    n = len(data)
+    while i < n:
+        c = data[i]
+        if c == 0x03:
+            keys.append("quit")
+        elif c == 0x1B:
+            if i + 1 >= n:
+                keys.append("quit")  # Esc alone
+            elif data[i + 1] in b"[O":
+                j = i + 2
+                while j < n and not 0x40 <= data[j] <= 0x7E:
+                    j += 1  # parameters up to the final byte
+                i = j
+            else:
+                i += 1  # Alt+key: the key without Alt would surprise; drop both
+        elif 0x20 < c < 0x7F:
+            keys.append(chr(c))
+        i += 1
+    return keys
+
+
+def read_keys(fd, wait_s=0.03):
+    """What the terminal has sent; an Esc at the end waits a moment for the rest of
+    its sequence (a slow link may split it)."""
+    data = os.read(fd, 256)
+    while data.endswith(b"\x1b") or data[-3:-1] == b"\x1b[" or data[-2:] == b"\x1bO":
+        if not select.select([fd], [], [], wait_s)[0]:
+            break
+        data += os.read(fd, 256)
+    return parse_keys(data)
+
+
+def key_to_press(ch):
+    """A key -> (pits, hold ms) or None."""
+    low = ch.lower()
+    hold = 100
+    pits = None
+    if low in KEYS_S:
+        pits = ["S%d" % (KEYS_S.index(low) + 1)]
+    elif low in KEYS_N:
+        pits = ["N%d" % (KEYS_N.index(low) + 1)]
+    elif ch == "j":
+        pits = ["SS"]
+    elif ch == "`":
+        pits = ["NS"]
+    elif ch == "u":
+        pits = ["S1", "S6"]
+    elif ch == "U":
+        pits = ["N1", "N6"]
+    elif ch == "i":
+        pits = ["S3", "S4"]
+    elif ch == "I":
+        pits = ["N3", "N4"]
+    elif ch == "o":
+        pits = ["SS", "NS"]
+    elif ch == "m":
+        pits, hold = ["SS", "NS"], 3000
+    if pits is None:
+        return None
+    if ch.isupper() and low in KEYS_S + KEYS_N:
+        hold = 1500
+    return pits, hold
+
+
+MENU_VALUES = {
+    "variant": ("ranok", "mangala", "kalah", "oware", "kalah 3 seeds", "kalah 6 seeds"),
+    "opponent": ("a person", "beginner", "amateur", "strong", "master"),
+    "starter": ("South", "North", "by lot"),
+    "coaching": ("off", "on"),
+    "hints": ("0", "1", "2", "3", "5", "9"),
+    "brightness": ("lowest", "low", "high", "highest"),
+    "quick": ("guided", "quick"),
+}
+MENU_LABELS = {"variant": "variant", "opponent": "opponent", "starter": "who starts",
+               "coaching": "coaching", "hints": "hints", "brightness": "brightness",
+               "quick": "sowing"}
+
+
+def _key_of(i):
+    return "%s (%s)" % (PIT_NAMES[i], PIT_KEYS[i])
+
+
+def explain(board):
+    """What the board waits for, in words: the lines under the drawn board."""
+    from mancala import app as A
+    from mancala.game import END_AGREEMENT, END_REPETITION
+    from mancala.rules import SIDE
+
+    app = board.app
+    mode = getattr(app, "mode", A.ERROR)
+    if mode == A.ERROR or not hasattr(app, "px"):
+        return ["the board cannot start: its profile is not usable (see above)"]
+    if mode == A.BOOT:
+        return ["starting: a blink code is shown (any pit skips it)"]
+    if mode == A.SENSOR_TEST:
+        return ["sensor test: a pit lights white while pressed, red if stuck; "
+                "hold both stores (m) to leave"]
+    if mode == A.LED_TEST:
+        return ["LED test: red, green, blue, white, then pit k shows k stones"]
+    if mode == A.MENU:
+        back = "; m goes back to the game" if app.game is not None and not app.game.over else ""
+        lines = ["MENU: a South key picks a setting (a..h, j), a North key its value "
+                 "(q..y), ` starts a new game" + back]
+        items = []
+        for k, (key, pit, _) in enumerate(A.ITEMS):
+            c = app.choice(key)
+            vals = MENU_VALUES[key]
+            items.append("%s%s %s: %s" % (">" if k == app.item else " ", PIT_KEYS[pit],
+                                          MENU_LABELS[key], vals[c] if 0 <= c < len(vals)
+                                          else "?"))
+        lines.append("  ".join(items[:4]))  # two lines: an 80-column terminal keeps them
+        lines.append("  ".join(items[4:]))
+        key = A.ITEMS[app.item][0]
+        vals = MENU_VALUES[key][:app.choices(key)]
+        lines.append("%s: " % MENU_LABELS[key] + "  ".join(
+            "%s=%s%s" % (PIT_KEYS[7 + c], v, "*" if c == app.choice(key) else "")
+            for c, v in enumerate(vals)))
+        return lines
+    g = app.game
+    if g is None:
+        return ["no game: hold both stores (m) for the menu"]
+    who = ("South", "North")
+    side = g.side
+    lines = []
+    if mode == A.SELECT:
+        keys = " ".join(PIT_KEYS[side * 7 + k] for k in range(6) if g.pos[15] >> k & 1)
+        lines.append("%s to move: press a glowing pit's key (%s)" % (who[side], keys))
+        if app.hinting:
+            lines.append("the coach looks for a hint...")
+        elif app.hint_pit >= 0:
+            lines.append("hint: play %s" % _key_of(app.hint_pit))
+        lines.append("u takes back, i asks for a hint (%d left), m menu"
+                     % app.meta["hints"])
+    elif mode == A.SOW:
+        t = app.sow_path[app.sow_i]
+        left = app.sow_n - app.sow_i
+        if app.settings["quick"]:
+            lines.append("quick mode: the board sows by itself (%d stone(s) left)" % left)
         else:
+            lines.append("sow: drop one stone into the white pit %s and press its key "
+                         "(%d stone(s) in hand)" % (_key_of(t), left))
+        lines.append("u takes the move back")
+    elif mode == A.THINK:
+        lines.append("the computer (%s) is thinking... press a store (` or j) to make it "
+                     "move now" % who[side])
+    elif mode == A.SHOW:
+        p = app.sow_side * 7 + app.sow_pit
+        lines.append("the computer plays %s: take the blinking pit's stones and press its "
+                     "key" % _key_of(p))
+    elif mode == A.ANIM:
+        f = app.flags
+        from mancala.rules import CAPTURED, EXTRA, OVER
+
+        if f & OVER:
+            lines.append("the last stones go to the stores")
+        elif f >= CAPTURED:
+            lines.append("capture: put the flashing pits' stones into %s's store"
+                         % who[app.anim_side])
+        elif f & EXTRA:
+            lines.append("extra turn: %s moves again" % who[app.anim_side])
+        else:
+            lines.append("...")
+        if app.grading:
+            lines.append("the coach grades the move...")
+    elif mode == A.GRADE:
+        from mancala.engine import GRADES
+
+        g0, loss, _ = app.grade
+        lines.append("coach: the move %s%d was %s%s (a key goes on)" % (
+            "SN"[app.before[SIDE]], app.sow_pit + 1,
+            GRADES[g0], " (%d stone(s) lost)" % loss if loss else ""))
+    elif mode == A.BLUNDER:
+        th = app.grade[2]
+        mover = app.before[SIDE]
+        lines.append("blunder%s%s: your store (%s) takes the move back, any pit keeps it" % (
+            " (%d stones)" % app.grade[1] if app.grade[1] else "",
+            ", the red pit %s is the threat" % PIT_NAMES[(mover ^ 1) * 7 + th]
+            if th >= 0 else "", PIT_KEYS[mover * 7 + 6]))
+    elif mode == A.OVER_:
+        s, n = g.pos[6], g.pos[13]
+        w = g.winner()
+        how = {END_REPETITION: " (repetition)", END_AGREEMENT: " (agreement)"}.get(g.end, "")
+        result = "a draw" if w == -1 else "%s wins" % who[w]
+        lines.append("game over%s: %s, %d-%d; any pit for the menu" % (how, result, s, n))
+    if app.blink_mask:
+        lines.append("white blinking pits: their counts changed; put the stones back as "
+                     "the counts show")
+    return lines
+
+
+def _colour(buf, order, j, lift):
+    r, g, b = (buf[3 * j + order[k]] for k in range(3))
+    return r * lift, g * lift, b * lift
+
+
+def _dots(buf, order, first, n, lift):
+    """LEDs as terminal dots: full colour; a dim glow (1/6 or less of a full LED) as a
+    hollow dot lifted to be seen on a dark terminal."""
+    s = []
+    for j in range(first, first + n):
+        r, g, b = _colour(buf, order, j, lift)
+        m = max(r, g, b)
+        if not m:
             s.append("\x1b[38;2;60;60;60m\u00b7")
+            continue
+        glyph = "\u25cf"
+        if m < 90:  # a glow: shown as a hollow dot at a brightness a terminal shows
+            glyph = "\u25cb"
+            k = 170.0 / m
+            r, g, b = r * k, g * k, b * k
+        s.append("\x1b[38;2;%d;%d;%dm%s" % (min(255, r), min(255, g), min(255, b), glyph))
     return "".join(s) + "\x1b[0m"
+
+
+def _label(board, i):
+    """A pit's label: the stones in it (the firmware's counts, not the glows of the
+    LEDs); nothing outside a game."""
+    from mancala import app as A
+
+    app = board.app
+    mode = app.mode
+    if mode == A.MENU:
+        return ""  # the lines under the board name the items and their values
+    if app.game is None or not A.SELECT <= mode <= A.OVER_:
+        return ""
+    return str(app.shown[i])
+
+
+CELL = 12  # columns per pit
 
 
 def draw(board, out, message=""):
@@ -157,19 +490,21 @@ def draw(board, out, message=""):
     buf = board.np.buf
     order = board.np.ORDER
     spans = board.profile["leds"]
-    counts = board.counts()
-    boost = max(1, 255 // max(1, app.px.levels[app.px.level]) // 2) if hasattr(app, "px") else 1
+    lift = 1
+    if hasattr(app, "px"):
+        lift = 255.0 / max(1, app.px.levels[app.px.level])
 
-    def cell(i, width=14):
+    def cell(i):
         first, n = spans[i]
         rows = []
         per = 6 if n > 1 else 1
         for k in range(0, n, per):
-            rows.append(_dots(buf, order, first + k, min(per, n - k), boost))
-        c = counts[i]
-        label = "%s %s" % (("S1", "S2", "S3", "S4", "S5", "S6", "SS", "N1", "N2", "N3", "N4",
-                            "N5", "N6", "NS")[i], "?" if c is None else c)
-        return label, rows
+            w = min(per, n - k)
+            rows.append(_dots(buf, order, first + k, w, lift) + " " * (CELL - w))
+        return "%s %s" % (PIT_NAMES[i], _label(board, i)), rows
+
+    def pad(row):
+        return row + " " * CELL  # a row of dots that is not there
 
     lines = ["\x1b[H\x1b[2J", "Mancala board simulator - %s, mode: %s   (%d mA est.)\r" %
              (board.profile["name"], board.mode(),
@@ -178,24 +513,26 @@ def draw(board, out, message=""):
     for row, keys in ((range(12, 6, -1), "qwerty"), (range(0, 6), "asdfgh")):
         cells = [cell(i) for i in row]
         height = max(len(c[1]) for c in cells)
-        lines.append("        " + "".join("%-12s" % ("[%s] %s" % (keys[k], cells[k][0]))
-                                          for k in range(6)) + "\r")
+        lines.append("        " + "".join(("[%s] %s" % (keys[k], cells[k][0]))[:CELL - 1]
+                                          .ljust(CELL) for k in range(6)) + "\r")
         for h in range(height):
             lines.append("        " + "".join(
-                (cells[k][1][h] if h < len(cells[k][1]) else "") + "      "
+                cells[k][1][h] if h < len(cells[k][1]) else " " * CELL
                 for k in range(6)) + "\r")
         if row.start == 12:
             ns, ss = cell(13), cell(6)
-            lines.append("[`] %s%s[j] %s\r" % (ns[0], " " * 62, ss[0]))
+            lines.append("[`] %s%s[j] %s\r" % (ns[0].ljust(12), " " * 62, ss[0]))
             for h in range(max(len(ns[1]), len(ss[1]))):
-                a = ns[1][h] if h < len(ns[1]) else ""
+                a = ns[1][h] if h < len(ns[1]) else " " * CELL
                 b = ss[1][h] if h < len(ss[1]) else ""
-                lines.append(" %s%s%s\r" % (a, " " * 64, b))
+                lines.append(" %s%s%s\r" % (a, " " * (77 - CELL), b))
     lines.append("\r")
     lines.append("keys: pits as shown, capital = hold 1.5 s, u/U takeback, i/I hint, "
                  "o both stores, m menu (hold both stores), Esc quits\r")
-    lines.append("menu: S row + S store pick a setting, N row its value, N store starts\r")
-    lines.append(message + "\r")
+    for text in explain(board):
+        lines.append(">> " + text + "\r")
+    if message:
+        lines.append("board console: " + message + "\r")
     out.write("\n".join(lines))
     out.flush()
 
@@ -226,17 +563,22 @@ class Quit(Exception):
     pass
 
 
+MESSAGE_MS = 6000  # a console line stays under the board this long
+
+
 def interactive(args):
+    import signal
     import termios
     import tty
 
     from host_tools.fakes.board import index
 
     clock = TerminalClock()
-    msg = [""]
+    msg = ["", 0]
 
     def log(s):
         msg[0] = s
+        msg[1] = clock.now()
 
     board = make_board(args, clock=clock, log=log)
     fd = sys.stdin.fileno()
@@ -244,52 +586,36 @@ def interactive(args):
     tty.setcbreak(fd)
     releases = []  # (time, pits)
     app = board.app
-    last_frame = [-1]
+    last = [-1, ""]
     out = sys.stdout
+
+    def on_signal(signum, frame):
+        raise Quit()
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, on_signal)  # leave the terminal as it was (kill -9 cannot)
 
     def serve():
         now = clock.now()
-        while select.select([sys.stdin], [], [], 0)[0]:
-            ch = os.read(fd, 1).decode(errors="ignore")
-            if ch in ("\x1b", "\x03"):
-                raise Quit()
-            hold = 100
-            pits = None
-            low = ch.lower()
-            if low in KEYS_S:
-                pits = ["S%d" % (KEYS_S.index(low) + 1)]
-            elif low in KEYS_N:
-                pits = ["N%d" % (KEYS_N.index(low) + 1)]
-            elif ch == "j":
-                pits = ["SS"]
-            elif ch == "`":
-                pits = ["NS"]
-            elif ch == "u":
-                pits = ["S1", "S6"]
-            elif ch == "U":
-                pits = ["N1", "N6"]
-            elif ch == "i":
-                pits = ["S3", "S4"]
-            elif ch == "I":
-                pits = ["N3", "N4"]
-            elif ch == "o":
-                pits = ["SS", "NS"]
-            elif ch == "m":
-                pits, hold = ["SS", "NS"], 3000
-            if pits and ch.isupper() and ch.lower() in KEYS_S + KEYS_N:
-                hold = 1500
-            if pits:
-                for p in pits:
-                    board.press(index(p))
-                releases.append((now + hold, pits))
+        while select.select([fd], [], [], 0)[0]:
+            for ch in read_keys(fd):
+                if ch == "quit":
+                    raise Quit()
+                press = key_to_press(ch)
+                if press:
+                    for p in press[0]:
+                        board.press(index(p))
+                    releases.append((now + press[1], press[0]))
         for item in list(releases):
             if clock.diff(now, item[0]) >= 0:
                 for p in item[1]:
                     board.release(index(p))
                 releases.remove(item)
+        if msg[0] and clock.diff(now, msg[1]) >= MESSAGE_MS:
+            msg[0] = ""
         fn = getattr(app, "frame_no", 0)
-        if fn != last_frame[0] and hasattr(app, "px"):
-            last_frame[0] = fn
+        if (fn != last[0] or msg[0] != last[1]) and hasattr(app, "px"):
+            last[0], last[1] = fn, msg[0]
             draw(board, out, msg[0])
 
     clock.idle = serve
@@ -305,23 +631,43 @@ def interactive(args):
         out.write("\x1b[?25h\n")
 
 
-def parse_args(argv=None):
-    from mancala.rules import VARIANTS
-
-    ap = argparse.ArgumentParser(prog="python -m host_tools.sim", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+def _profile_name(text):
     from mancala import profiles
 
-    ap.add_argument("--profile", default="pico_buttons",
-                    choices=profiles.NAMES + tuple(n.replace("_", "-") for n in profiles.NAMES),
-                    help="board profile")
+    name = text.replace("-", "_")
+    if name not in profiles.NAMES:
+        raise argparse.ArgumentTypeError("unknown profile %r (%s)" % (text, ", ".join(profiles.NAMES)))
+    return name
+
+
+def _seed(text):
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("not a whole number: %r" % text) from None
+    if not 0 <= v < 2 ** 30:
+        raise argparse.ArgumentTypeError("must be 0..%d, got %s" % (2 ** 30 - 1, text))
+    return v
+
+
+def parse_args(argv=None):
+    from host_tools.cli import Parser
+    from mancala import profiles
+    from mancala.rules import VARIANTS
+
+    ap = Parser(prog="python -m host_tools.sim", description=__doc__,
+                formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--profile", default="pico_buttons", type=_profile_name,
+                    metavar="PROFILE", help="board profile: %s (default pico_buttons)"
+                    % ", ".join(profiles.NAMES))
     ap.add_argument("--variant", choices=VARIANTS + ("kalah3", "kalah5", "kalah6"),
-                    help="variant set in the menu")
-    ap.add_argument("--level", choices=LEVEL_NAMES[1:], help="the computer's level")
+                    help="variant of a new game")
+    ap.add_argument("--level", choices=LEVEL_NAMES[1:],
+                    help="the computer's level in a new game (default amateur)")
     ap.add_argument("--two", action="store_true", help="two people, no computer")
     ap.add_argument("--quick", action="store_true", help="quick mode: the board sows itself")
     ap.add_argument("--coaching", choices=("on", "off"))
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seed", type=_seed, default=1)
     ap.add_argument("--state", default=None,
                     help="folder keeping /data (interactive default: sim_state/)")
     ap.add_argument("--fresh", action="store_true", help="forget the saved game and settings")
@@ -335,22 +681,34 @@ def parse_args(argv=None):
 
 
 def main(argv=None):
-    args = parse_args(argv)
-    if args.headless is not None:
-        from mancala.hw.clock import ManualClock
+    from host_tools.cli import UsageError, run_command
 
-        board = make_board(args, clock=ManualClock(1000),
-                           log=lambda s: sys.stderr.write(s + "\n"))
-        src = sys.stdin if args.headless == "-" else open(args.headless)
-        run_script(board, src, sys.stdout)
+    def body(argv):
+        args = parse_args(argv)
+        try:
+            if args.headless is not None:
+                from mancala.hw.clock import ManualClock
+
+                if args.headless == "-":
+                    src = sys.stdin.buffer
+                else:
+                    try:
+                        src = open(args.headless, "rb")
+                    except OSError as e:
+                        raise UsageError("cannot read %s: %s" % (args.headless, e.strerror)) from None
+                board = make_board(args, clock=ManualClock(1000),
+                                   log=lambda s: sys.stderr.write(s + "\n"))
+                errors = run_script(board, src, sys.stdout)
+                return 1 if errors else 0
+            if not sys.stdin.isatty():
+                raise UsageError("make play needs a terminal (use --headless for scripts)")
+            interactive(args)
+        except SimError as e:
+            raise UsageError(str(e)) from None
         return 0
-    if not sys.stdin.isatty():
-        sys.stderr.write("make play needs a terminal (use --headless for scripts)\n")
-        return 2
-    interactive(args)
-    return 0
+
+    return run_command("sim", body, argv)
 
 
 if __name__ == "__main__":
-    t0 = time.time()
     sys.exit(main())

@@ -69,11 +69,12 @@ def test_analyse_losses_match_the_engine_grade(tmp_path):
 def test_analyse_errors(tmp_path, capsys):
     bad = tmp_path / "bad.txt"
     bad.write_text("kalah 3 3\n")
-    assert board_games.analyse_main([str(bad)]) == 1
+    assert board_games.analyse_main([str(bad)]) == 2  # bad input (issue 12: one prefix)
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and "move 2" in err and err.count("\n") == 1
+    assert err.startswith("mancala analyse: error: ") and "move 2" in err and err.count("\n") == 1
     assert board_games.analyse_main([str(tmp_path / "missing.txt")]) == 1
-    assert capsys.readouterr().err.startswith("error: cannot read")
+    err = capsys.readouterr().err
+    assert err.startswith("mancala analyse: error: ") and "No such file" in err
 
 
 # ---------------------------------------------------------------------------

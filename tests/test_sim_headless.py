@@ -11,15 +11,15 @@ from host_tools import sim
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def run_sim(script, *flags):
+def run_sim(script, *flags, status=0):
     proc = subprocess.run([sys.executable, "-m", "host_tools.sim", "--headless", "-", *flags],
                           input=script, capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == status, proc.stderr
     return [json.loads(line) for line in proc.stdout.splitlines()]
 
 
 def test_headless_two_people_counts_from_the_leds():
-    frames = run_sim("wait 100\ntap NS\ntap S3\nsow\nuntil select\ntap N2\nsow\nuntil select\n"
+    frames = run_sim("wait 100\ntap NS\ntap S3\nsow\nuntil select\ntap N2\nuntil select\n"
                      "wait 700\n", "--variant", "kalah", "--two")
     assert frames[0]["mode"] in ("boot", "menu")
     last = frames[-1]
@@ -50,7 +50,7 @@ def test_headless_against_the_computer_carries_out_its_moves():
 
 
 def test_headless_reports_bad_commands_and_goes_on():
-    frames = run_sim("jump S1\ntap X9\nwait 100\n")
+    frames = run_sim("jump S1\ntap X9\nwait 100\n", status=1)
     errors = [f for f in frames if "error" in f]
     assert len(errors) == 2 and "jump" in errors[0]["error"]
     assert frames[-1]["mode"] == "menu"

@@ -45,6 +45,13 @@ ANIMATED = ((1 << BOOT) | (1 << THINK) | (1 << SHOW) | (1 << ANIM) | (1 << BLUND
 MODE_NAMES = ("boot", "menu", "select", "sow", "think", "show", "anim", "grade", "blunder",
               "over", "sensor_test", "led_test", "error")
 
+# What pause.json keeps beside game.json: the blunder pause ("pit" = the threat, -1
+# none) or a move being sown ("pit" = its board index), for game "number" at "ply"
+# (anything else there is stale and ignored).  A small file of its own: game.json
+# keeps its format, and a pause costs a few bytes, not a whole record.
+PAUSE_BLUNDER = 1
+PAUSE_SOWING = 2
+
 # Set by the device's main.py (A/B slots): called once the loop has run healthily.
 confirm_boot = None
 
@@ -96,6 +103,7 @@ class App:
     SLICE = 16  # engine nodes per loop turn (about 25 ms on a Pico: pits stay live)
     COACH_NODES = 1500  # nodes the coach spends grading a move
     LED_TEST_STEP_MS = 600
+    RESTORE_BLINK_MS = 12000  # after a power cut mid-sowing: the pits to put stones back
 
     def __init__(self, profile, pits, pixels, clock, storage, engine_cls=None, status=None,
                  log=print, seed=None, strict=False):
@@ -126,6 +134,10 @@ class App:
         self.t_flash = 0
         self.blink_mask = 0  # pits blinking their changed count after a takeback
         self.t_blink = 0
+        self.blink_ms = 6 * self.BLINK_MS
+        self.touch_drawn = 0  # the pits drawn with a touch dot in the last frame
+        self.pause = 0  # what a power cut must not forget (PAUSE_*), in pause.json
+        self.pause_pit = -1
         self.hint_pit = -1
         self.hinting = False
         self.grading = False
@@ -213,6 +225,44 @@ class App:
         if self.game.over:
             self.store.add_game(self.meta["number"], format_record(self.game))
         self.next_mode = self.turn_mode()
+        self.restore_pause()
+
+    def restore_pause(self):
+        """After a power cut: back into the blunder pause, or show the pits that may
+        hold the stones of a move that was being sown (the game is saved before it).
+        No pause.json (older firmware), a stale or a nonsense one: play on."""
+        self.pause = 0
+        st, saved = self.store.load("pause.json")
+        g = self.game
+        if st != S.OK or g.over:
+            return
+        kind = saved.get("kind", 0)
+        pit = saved.get("pit", -1)
+        if not (isinstance(kind, int) and isinstance(pit, int) and
+                saved.get("ply") == g.ply and saved.get("number") == self.meta["number"]):
+            return
+        if kind == PAUSE_BLUNDER and g.ply and -1 <= pit < 6:
+            last = g.moves()[-1]
+            self.before[:] = g.position_at(g.ply - 1)
+            if self.human(self.before[SIDE]):
+                self.sow_pit = last
+                self.grade = (5, 0, pit)
+                self.pause = kind
+                self.pause_pit = pit
+                self.next_mode = BLUNDER
+        elif kind == PAUSE_SOWING and 0 <= pit - g.side * 7 < 6 and \
+                g.pos[MASK] >> (pit - g.side * 7) & 1:
+            side = g.side
+            path = g.rules.paths[side * 6 + pit - side * 7]
+            n = g.pos[pit]
+            if g.rules.name == "mangala" and n == 1:
+                path = path[1:2]  # as begin_move() sows it
+            m = 1 << pit
+            for k in range(min(n, len(path))):
+                m |= 1 << path[k]
+            self.blink_mask = m
+            self.blink_ms = self.RESTORE_BLINK_MS
+            self.t_blink = self.clock.now()
 
     def save_game(self):
         m = self.meta
@@ -250,6 +300,8 @@ class App:
                      "level": opp, "hints": s["hints"]}
         self.need_engine()
         self.save_game()
+        self.pause = 0
+        self.store.remove("pause.json")  # an abandoned game's may carry the same number
         self.refresh()
         self.hint_pit = -1
         self.set_mode(self.turn_mode())
@@ -407,6 +459,7 @@ class App:
             if pit == self.before[SIDE] * 7 + 6:
                 self.takeback()
             else:
+                self.set_pause(0)
                 self.set_mode(self.turn_mode())
         elif mode == GRADE:
             self.after_grade()
@@ -459,7 +512,17 @@ class App:
     def start_sow(self):
         self.shown[self.sow_side * 7 + self.sow_pit] = 0  # the stones are in the hand
         self.hint_pit = -1
+        self.set_pause(PAUSE_SOWING, self.sow_side * 7 + self.sow_pit)
         self.set_mode(SOW)
+
+    def set_pause(self, kind, pit=-1):
+        """Save what a power cut must not forget beyond the game (0: nothing)."""
+        if self.pause == kind and self.pause_pit == pit:
+            return
+        self.pause = kind
+        self.pause_pit = pit
+        self.store.save("pause.json", {"kind": kind, "pit": pit, "ply": self.game.ply,
+                                       "number": self.meta["number"]})
 
     def drop_stone(self):
         self.shown[self.sow_path[self.sow_i]] += 1
@@ -475,6 +538,7 @@ class App:
         mover = g.side
         self.flags = g.play(self.sow_pit)
         self.anim_side = mover
+        self.pause = 0  # pause.json is stale now: its ply is the one before the move
         self.save_game()
         self.grade = None
         self.set_mode(ANIM)
@@ -503,6 +567,7 @@ class App:
 
     def after_grade(self):
         if self.grade[0] == 5 and not self.game.over:
+            self.set_pause(PAUSE_BLUNDER, self.grade[2])
             self.set_mode(BLUNDER)
         else:
             self.set_mode(self.turn_mode())
@@ -512,6 +577,7 @@ class App:
         if self.mode == SOW and self.human(self.sow_side):
             self.mark_changes()
             self.refresh()
+            self.set_pause(0)
             self.set_mode(SELECT)
             return
         if g.ply == 0:
@@ -524,6 +590,7 @@ class App:
             g.undo()
         self.mark_changes()
         self.refresh()
+        self.pause = 0  # stale: the next move's sowing writes over it (and its ply differs)
         self.save_game()
         self.hint_pit = -1
         self.set_mode(self.turn_mode())
@@ -535,6 +602,7 @@ class App:
             if self.shown[i] != pos[i]:
                 m |= 1 << i
         self.blink_mask = m
+        self.blink_ms = 6 * self.BLINK_MS
         self.t_blink = self.clock.now()
 
     def give_hint(self):
@@ -546,6 +614,10 @@ class App:
             self.no(HINT[g.side])
             return
         if self.hinting:
+            return
+        if self.hint_pit >= 0:  # asked again in the same position: shown again, free
+            self.t_mode = self.clock.now()
+            self.dirty = True
             return
         self.meta["hints"] -= 1
         self.save_game()
@@ -621,8 +693,9 @@ class App:
         if self.flash and self.clock.diff(now, self.t_flash) >= self.FLASH_MS:
             self.flash = 0
             self.dirty = True
-        if self.blink_mask and self.clock.diff(now, self.t_blink) >= 6 * self.BLINK_MS:
+        if self.blink_mask and self.clock.diff(now, self.t_blink) >= self.blink_ms:
             self.blink_mask = 0
+            self.blink_ms = 6 * self.BLINK_MS
             self.dirty = True
         if mode == BOOT:
             total = 0
@@ -675,9 +748,14 @@ class App:
         animating = ANIMATED >> mode & 1 or self.flash or self.blink_mask or \
             self.hint_pit >= 0 or self.show_count_pit >= 0 or self.hinting
         now = self.clock.now()
-        if not (self.dirty or animating and
+        # a pit under a finger lights at once (pit-to-light), and goes out at once
+        act = self.pits.stable & ~self.pits.ignored
+        if mode == SENSOR_TEST or mode == LED_TEST:
+            act = 0
+        if not (self.dirty or act != self.touch_drawn or animating and
                 self.clock.diff(now, self.t_frame) >= self.ANIM_FRAME_MS):
             return
+        self.touch_drawn = act
         self.dirty = False
         self.t_frame = now
         px = self.px
@@ -709,9 +787,7 @@ class App:
             pass
         else:
             self.draw_game(mode, el, phase)
-        # a pit under a finger lights at once (pit-to-light)
-        act = self.pits.stable & ~self.pits.ignored
-        if act and mode != SENSOR_TEST and mode != LED_TEST:
+        if act:
             for i in range(14):
                 if act >> i & 1:
                     px.dot(i, 0, WHITE)

@@ -584,15 +584,20 @@ class Engine:
         self.force = -1
         pos = self._grade_pos
         pit = self._grade_pit
-        if self.best_move == pit or self.depth == 0:
+        if self.best_move == pit or self.depth == 0 and not self._bound:
             return 0, 0, -1
-        if self._bound:  # stopped in a re-search: grade from the last finished depth
-            loss = self._done_q - self._done_first
+        if self._bound:  # stopped in a re-search: grade from the last finished depth,
+            loss = self._done_q - self._done_first if self.depth else 0
+            # unless the unfinished one already proved more: its better move's score is
+            # a lower bound, the graded move's (searched first) exact: never report less
+            low = self.qscore - self.first_score
+            if low > loss:
+                loss = low
         else:
             loss = self.qscore - self.first_score
-        if loss <= 0:
-            return 0, 0, -1
         stones = (loss + SCALE // 2) // SCALE
+        if stones <= 0:  # loses no stone (rounded): as good as the best (docs/ENGINE.md)
+            return 0, 0, -1
         g = 5
         for i in range(4):
             if stones <= GRADE_LIMITS[i]:
