@@ -93,6 +93,8 @@ class App:
     GRADE_MS = 1200  # the grade colour
     SHOW_MS = 1500  # quick mode: the computer's pit blinks this long
     BOOT_BLINK_MS = 300  # one blink of a boot error code
+    FULL_CODE = 4  # blink code: the flash refuses saves (all 14 blink amber four times)
+    FULL_REMIND_MS = 60000  # the code again this often while saves keep failing
     SLICE = 16  # engine nodes per loop turn (about 25 ms on a Pico: pits stay live)
     COACH_NODES = 1500  # nodes the coach spends grading a move
     LED_TEST_STEP_MS = 600
@@ -143,6 +145,8 @@ class App:
         self.t_frame = clock.now()
         self.dirty = True
         self.boot_codes = []  # blink codes still to show
+        self.unsaved = False  # the last save failed: the game goes on in memory
+        self.t_unsaved = 0  # when the full-flash code last began
         self.item = 0
         self.show_count_pit = -1
         self.t_count = 0
@@ -160,6 +164,7 @@ class App:
             log("settings.json is corrupt: using the defaults")
             self.boot_codes.append(2)
         self.apply_settings()
+        self.archive_failed = False
         self.boot_game()
         raw = pits.sensors.read()
         if raw & STORES == STORES:
@@ -184,11 +189,43 @@ class App:
         self.px.set_level(s["brightness"])
 
     def save_settings(self):
-        self.store.save("settings.json", self.settings)
+        self.saved(self.store_call(self.store.save, "settings.json", self.settings))
+
+    def store_call(self, fn, *args):
+        """A storage write; None if it went through, else the OSError (flash full,
+        I/O error): the board goes on without it, on flash the last save is whole."""
+        try:
+            fn(*args)
+        except OSError as e:
+            return e
+        return None
+
+    def saved(self, err):
+        """Report a save's outcome: the console and the full-flash blink code on the
+        first failure, the console again once saves go through."""
+        if err is None:
+            if self.unsaved:
+                self.unsaved = False
+                self.log("flash: saving again")
+            return True
+        if not self.unsaved:
+            self.unsaved = True
+            self.t_unsaved = self.clock.now()
+            self.dirty = True
+            self.log("flash: cannot save (%r): the game goes on in memory; free room on "
+                     "the flash (pull and remove old games) or a power cut loses the moves "
+                     "since the last save" % (err,))
+        return False
 
     def boot_game(self):
+        self.game = None  # released before the saved one is built (no two at once)
+        try:
+            import gc
+
+            gc.collect()
+        except ImportError:  # pragma: no cover
+            pass
         st, g = self.store.load("game.json")
-        self.game = None
         if st == S.CORRUPT:
             self.log("game.json is corrupt: the game is lost, settings kept")
             self.boot_codes.append(3)
@@ -211,16 +248,32 @@ class App:
         self.need_engine()
         self.refresh()
         if self.game.over:
-            self.store.add_game(self.meta["number"], format_record(self.game))
+            self.archive(format_record(self.game))  # the power failed before it was
         self.next_mode = self.turn_mode()
 
     def save_game(self):
         m = self.meta
-        self.store.save("game.json", {"record": format_record(self.game), "number": m["number"],
-                                      "human": m["human"], "level": m["level"],
-                                      "hints": m["hints"]})
-        if self.game.over:
-            self.store.add_game(m["number"], format_record(self.game))
+        rec = format_record(self.game)
+        if self.game.over and self.store.archived(m["number"], rec) < 0:
+            # the number holds another ending of this game (a takeback from the end
+            # screen): this ending gets a new number, saved before it is archived
+            m["number"] = self.store.next_game_number(m["number"])
+        ok = self.saved(self.store_call(
+            self.store.save, "game.json", {"record": rec, "number": m["number"],
+                                           "human": m["human"], "level": m["level"],
+                                           "hints": m["hints"]}))
+        if ok and self.game.over:
+            self.archive(rec)
+
+    def archive(self, rec):
+        """Keep a finished game in /data/games under its number, once; never over
+        another game (its number is then renewed and saved first)."""
+        m = self.meta
+        if self.store.archived(m["number"], rec) < 0:
+            m["number"] = self.store.next_game_number(m["number"])
+            self.save_game()  # saves, then archives under the new number
+            return
+        self.saved(self.store_call(self.store.add_game, m["number"], rec))
 
     def need_engine(self):
         g = self.game
@@ -228,7 +281,7 @@ class App:
             return
         if self.engine is not None and self.engine.rules is g.rules:
             return
-        self.engine = None
+        self.engine = None  # the old one released before the new one is built
         try:
             import gc
 
@@ -244,10 +297,14 @@ class App:
         side = s["starter"]
         if side == 2:
             side = self.rng.next() & 1
-        self.game = Game(rules, rules.start(side))
+        if self.game is None:
+            self.game = Game(rules, rules.start(side))
+        else:  # the history's buffers are reused: a session allocates them once
+            self.game.reset(rules, rules.start(side))
         opp = s["opponent"]
-        self.meta = {"number": self.store.next_game_number(), "human": 3 if opp == 0 else 1,
-                     "level": opp, "hints": s["hints"]}
+        last = self.meta["number"] if self.meta is not None else 0
+        self.meta = {"number": self.store.next_game_number(last),
+                     "human": 3 if opp == 0 else 1, "level": opp, "hints": s["hints"]}
         self.need_engine()
         self.save_game()
         self.refresh()
@@ -321,12 +378,25 @@ class App:
         try:
             if self.errors >= 3:
                 raise RuntimeError("the saved game keeps failing: starting from the menu")
-            self.boot_game()
+            if self.unsaved and self.game is not None:
+                self.resume_unsaved()
+            else:
+                self.boot_game()
         except Exception as e:  # noqa: BLE001
             _log_exc(self.log, e)
             self.game = None
             self.next_mode = MENU
         self.set_mode(self.next_mode)
+
+    def resume_unsaved(self):
+        """recover() while the flash refuses saves: the saved game is older than the
+        one in memory, so the one in memory goes on, checked by replaying its record."""
+        rec = format_record(self.game)
+        self.game = None
+        self.game = parse_record(rec)
+        self.need_engine()
+        self.refresh()
+        self.next_mode = self.turn_mode()
 
     def run(self):
         clock = self.clock
@@ -673,7 +743,7 @@ class App:
     def render(self):
         mode = self.mode
         animating = ANIMATED >> mode & 1 or self.flash or self.blink_mask or \
-            self.hint_pit >= 0 or self.show_count_pit >= 0 or self.hinting
+            self.hint_pit >= 0 or self.show_count_pit >= 0 or self.hinting or self.unsaved
         now = self.clock.now()
         if not (self.dirty or animating and
                 self.clock.diff(now, self.t_frame) >= self.ANIM_FRAME_MS):
@@ -715,6 +785,8 @@ class App:
             for i in range(14):
                 if act >> i & 1:
                     px.dot(i, 0, WHITE)
+        if self.unsaved and mode != BOOT:
+            self.draw_full_code(now)
         if self.flash and (self.clock.diff(now, self.t_flash) // 125) & 1 == 0:
             for i in range(14):
                 if self.flash >> i & 1:
@@ -733,7 +805,7 @@ class App:
             span = 2 * c + 3
             if t < span:
                 if t < 2 * c and t & 1 == 0:
-                    mask = STORES if c == 2 else 0x3FFF & ~STORES
+                    mask = STORES if c == 2 else 0x3FFF if c == 4 else 0x3FFF & ~STORES
                     for i in range(14):
                         if mask >> i & 1:
                             self.px.fill(i, AMBER)
@@ -741,6 +813,18 @@ class App:
                     self.status.value(1 if t < 2 * c and t & 1 == 0 else 0)
                 return
             t -= span
+
+    def draw_full_code(self, now):
+        """While saves fail: the full-flash code (all 14 blink amber four times) when
+        it begins and again every FULL_REMIND_MS."""
+        t = self.clock.diff(now, self.t_unsaved)
+        if t >= self.FULL_REMIND_MS:
+            self.t_unsaved = now
+            t = 0
+        t //= self.BOOT_BLINK_MS
+        if t < 2 * self.FULL_CODE and t & 1 == 0:
+            for i in range(14):
+                self.px.fill(i, AMBER)
 
     def draw_menu(self, phase):
         px = self.px

@@ -24,13 +24,18 @@ class IllegalMove(ValueError):
 
 class Game:
     def __init__(self, rules, start=None, capacity=256):
-        self.rules = rules
         self.pos = bytearray(POS_LEN)
+        self._moves = bytearray(capacity)
+        self._history = bytearray(POS_LEN * (capacity + 1))
+        self.reset(rules, start)
+
+    def reset(self, rules, start=None):
+        """A new game in this object: its buffers are reused (no allocation), so a
+        session of many games never needs a second history beside the first."""
+        self.rules = rules
         self.pos[:] = start if start is not None else rules.start()
         self.ply = 0
         self.end = END_RULES if self.pos[MASK] == 0 else END_NONE
-        self._moves = bytearray(capacity)
-        self._history = bytearray(POS_LEN * (capacity + 1))
         self._history[0:POS_LEN] = self.pos
 
     # -- queries ---------------------------------------------------------------
