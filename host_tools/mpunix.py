@@ -54,14 +54,16 @@ def _copy(host, dest):
         shutil.copy(host, dest)
 
 
-def lay_out(root, mounts=(), mpy=False):
-    """The firmware at root/lib/mancala (.py or .mpy), then each mount under root."""
+def lay_out(root, mounts=(), mpy=False, firmware=None):
+    """The firmware at root/lib/mancala (.py or .mpy), then each mount under root.
+    `firmware`: another firmware folder (holding mancala/) than this tree's."""
+    firmware = firmware or FIRMWARE
     lib = os.path.join(root, "lib")
     os.makedirs(lib, exist_ok=True)
     if mpy:
         from host_tools.mpycompile import compile_tree
 
-        failures = compile_tree(lib, root=FIRMWARE)
+        failures = compile_tree(lib, root=firmware)
         if failures:
             raise MicroPythonError("mpy-cross failed: %r" % (failures,))
         for stray in ("main.mpy", "boot.mpy"):  # the device entry points stay out of /lib
@@ -69,19 +71,37 @@ def lay_out(root, mounts=(), mpy=False):
             if os.path.exists(p):
                 os.remove(p)
     else:
-        _copy(os.path.join(FIRMWARE, "mancala"), os.path.join(lib, "mancala"))
+        _copy(os.path.join(firmware, "mancala"), os.path.join(lib, "mancala"))
     for host, vm in mounts or ():
-        _copy(host, os.path.join(root, vm.lstrip("/")))
+        dest = os.path.join(root, vm.lstrip("/"))
+        _copy(host, dest)
+        if mpy:  # mounted modules too: nothing is parsed on the heap at run time
+            _compile_in_place(dest)
     return lib
 
 
-def run(code, mounts=None, heap=16 * 1024 * 1024, timeout=600, check=True, mpy=False):
+def _compile_in_place(path):
+    from host_tools.mpycompile import mpy_cross_exe
+
+    paths = [path] if os.path.isfile(path) else [
+        os.path.join(d, n) for d, _, names in os.walk(path) for n in names]
+    for p in paths:
+        if p.endswith(".py"):
+            proc = subprocess.run([mpy_cross_exe(), "-o", p[:-3] + ".mpy", p],
+                                  capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise MicroPythonError("mpy-cross failed on %s: %s" % (p, proc.stderr))
+            os.remove(p)
+
+
+def run(code, mounts=None, heap=16 * 1024 * 1024, timeout=600, check=True, mpy=False,
+        firmware=None):
     """Run `code` in the unix port under a heap of `heap` bytes; return its stdout."""
     exe = executable()
     if exe is None:
         raise RuntimeError("MicroPython unix port not installed: run `make setup`")
     with tempfile.TemporaryDirectory(prefix="mpunix-") as root:
-        lib = lay_out(root, mounts, mpy)
+        lib = lay_out(root, mounts, mpy, firmware)
         env = dict(os.environ)
         env["MICROPYPATH"] = lib + ":.frozen"
         prelude = "import sys\nsys.path.insert(0, %r)\n" % lib
@@ -89,8 +109,10 @@ def run(code, mounts=None, heap=16 * 1024 * 1024, timeout=600, check=True, mpy=F
                               capture_output=True, text=True, timeout=timeout, cwd=root,
                               env=env)
     if check and proc.returncode != 0:
-        raise MicroPythonError(proc.stderr.strip() or proc.stdout[-2000:].strip() or
-                               "exit status %d" % proc.returncode)
+        e = MicroPythonError(proc.stderr.strip() or proc.stdout[-2000:].strip() or
+                             "exit status %d" % proc.returncode)
+        e.stdout = proc.stdout  # what the script printed before it failed
+        raise e
     return proc.stdout
 
 

@@ -18,7 +18,7 @@ Gestures (docs/PLAYER_GUIDE.md):
 
 import sys
 
-from mancala.game import END_AGREEMENT, END_REPETITION, Game, IllegalMove
+from mancala.game import END_AGREEMENT, END_REPETITION, Game, IllegalMove, release_room
 from mancala.hw import pits as P
 from mancala.hw import storage as S
 from mancala.hw.pixels import AMBER, GREEN, LAPS, NORTH, RED, SOUTH, WHITE, Pixels
@@ -81,6 +81,24 @@ def _log_exc(log, e):
         tb = __import__("traceback")  # CPython
         tb.print_exception(type(e), e, e.__traceback__)
     log("error: %r" % (e,))
+
+
+def forget_boot_modules():
+    """On the board, drop the modules only the boot needs (the profile check and
+    the profile loader: about 5 KB of code on an ESP32) so a game has their room."""
+    if sys.implementation.name != "micropython":
+        return  # the PC keeps them (tests import them again and again)
+    import mancala
+
+    for name in ("profile", "profiles"):
+        sys.modules.pop("mancala." + name, None)
+        try:
+            delattr(mancala, name)
+        except AttributeError:
+            pass
+    for name in list(sys.modules):
+        if name.startswith("mancala.profiles."):
+            sys.modules.pop(name)
 
 
 class App:
@@ -164,7 +182,14 @@ class App:
             log("settings.json is corrupt: using the defaults")
             self.boot_codes.append(2)
         self.apply_settings()
-        self.archive_failed = False
+        # The session's long-lived buffers, allocated first, while the heap is whole,
+        # and kept: one game history (each new or loaded game reuses it) and one
+        # engine (rebuilt, the old one released first, only when the variant changes).
+        rules = get_rules(self.settings["variant"])
+        forget_boot_modules()
+        release_room()  # they land in the room taken at the first import
+        self.session_game = Game(rules)
+        self.need_engine(rules)
         self.boot_game()
         raw = pits.sensors.read()
         if raw & STORES == STORES:
@@ -240,7 +265,9 @@ class App:
                 self.log("game.json does not hold a game (%r): the game is lost" % (e,))
                 self.boot_codes.append(3)
             else:
-                self.game = game
+                self.session_game.assign(game)
+                game = None  # the parsed copy goes: the session's game holds it now
+                self.game = self.session_game
                 self.meta = meta
         if self.game is None:
             self.next_mode = MENU
@@ -275,11 +302,13 @@ class App:
             return
         self.saved(self.store_call(self.store.add_game, m["number"], rec))
 
-    def need_engine(self):
-        g = self.game
+    def need_engine(self, rules=None):
+        """The engine for `rules` (the game's): kept while the variant stays."""
+        if rules is None:
+            rules = self.game.rules
         if self.engine_cls is None:
             return
-        if self.engine is not None and self.engine.rules is g.rules:
+        if self.engine is not None and self.engine.rules is rules:
             return
         self.engine = None  # the old one released before the new one is built
         try:
@@ -288,7 +317,7 @@ class App:
             gc.collect()
         except ImportError:  # pragma: no cover
             pass
-        self.engine = self.engine_cls(g.rules, tt_bits=self.profile["tt_bits"],
+        self.engine = self.engine_cls(rules, tt_bits=self.profile["tt_bits"],
                                       seed=self.rng.next() & 0xFFFF)
 
     def new_game(self):
@@ -297,10 +326,8 @@ class App:
         side = s["starter"]
         if side == 2:
             side = self.rng.next() & 1
-        if self.game is None:
-            self.game = Game(rules, rules.start(side))
-        else:  # the history's buffers are reused: a session allocates them once
-            self.game.reset(rules, rules.start(side))
+        self.game = self.session_game  # its buffers reused: a session allocates them once
+        self.game.reset(rules, rules.start(side))
         opp = s["opponent"]
         last = self.meta["number"] if self.meta is not None else 0
         self.meta = {"number": self.store.next_game_number(last),
@@ -391,9 +418,8 @@ class App:
     def resume_unsaved(self):
         """recover() while the flash refuses saves: the saved game is older than the
         one in memory, so the one in memory goes on, checked by replaying its record."""
-        rec = format_record(self.game)
-        self.game = None
-        self.game = parse_record(rec)
+        self.session_game.assign(parse_record(format_record(self.game)))
+        self.game = self.session_game
         self.need_engine()
         self.refresh()
         self.next_mode = self.turn_mode()
