@@ -831,7 +831,7 @@ class App:
             span = 2 * c + 3
             if t < span:
                 if t < 2 * c and t & 1 == 0:
-                    mask = STORES if c == 2 else 0x3FFF if c == 4 else 0x3FFF & ~STORES
+                    mask = STORES if c == 2 else 0x3FFF & ~STORES
                     for i in range(14):
                         if mask >> i & 1:
                             self.px.fill(i, AMBER)
