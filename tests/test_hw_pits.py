@@ -195,3 +195,84 @@ def test_mux_stone_on_a_store_at_power_up_reads_held_then_recalibrates():
     mux2 = Mux([32768 + 15000] + [32768] * 15)
     m2 = P.MuxSensors(mux2.sel, mux2, chans)
     assert m2.read() == 0 and m2.base[0] == 32768 + 15000
+
+
+# -- failure 5: two quick taps never merge into a chord, whatever the loop timing ------
+
+TURNS = (1, 2, 5, 10, 16, 20, 25, 33, 40, 50, 75, 100, 150, 200, 250, 300, 400)
+
+
+class ScriptedSensors:
+    """Each pit down over [start, end) ms of the clock."""
+
+    def __init__(self, clock, presses):
+        self.clock = clock
+        self.presses = presses
+
+    def read(self):
+        t = self.clock.now()
+        m = 0
+        for pit, a, b in self.presses:
+            if a <= t < b:
+                m |= 1 << pit
+        return m
+
+
+def simulate(presses, turn, offset=0, length=None):
+    """Poll every `turn` ms (the loop's turn) from `offset`; every event as (kind, arg)."""
+    clock = ManualClock(0)
+    pits = P.Pits(ScriptedSensors(clock, presses), clock)
+    clock.advance(offset)
+    end = length or max(b for _, _, b in presses) + 2 * turn + 200
+    out = []
+    while clock.now() < end:
+        clock.advance(turn)
+        out.extend((P.KIND_NAMES[P.kind(e)], P.arg(e)) for e in pits.poll())
+    return out
+
+
+TAP_MS = 120  # a quick tap
+
+
+@pytest.mark.parametrize("turn", TURNS)
+def test_failure_5_two_quick_taps_never_become_a_chord(turn):
+    """S1 tapped, then S6 tapped 0..100 ms after S1 went up (every ms), the loop turning
+    every `turn` ms from three phases: never a chord, never a tap out of order; with
+    a loop turn short enough to see a tap, both taps."""
+    for gap in range(0, 101):
+        for offset in sorted({0, turn // 3, (2 * turn) // 3}):
+            s6 = 100 + TAP_MS + gap
+            ev = simulate([(0, 100, 100 + TAP_MS), (5, s6, s6 + TAP_MS)], turn, offset)
+            kinds = [k for k, _ in ev]
+            assert "chord" not in kinds and "long" not in kinds, (gap, offset, ev)
+            taps = [a for k, a in ev if k == "tap"]
+            assert taps in ([0, 5], [0], [5], []), (gap, offset, ev)
+            if turn <= TAP_MS // 2 - P.Pits.DEBOUNCE_MS // 2:
+                assert taps == [0, 5], (gap, offset, ev)
+
+
+@pytest.mark.parametrize("turn", TURNS)
+def test_a_chord_on_purpose_still_works_at_every_loop_turn(turn):
+    """Both pits down together (the second within CHORD_MS of the first, while the
+    first is held), held long enough for the loop to see them: one chord."""
+    hold = 2 * turn + 300
+    for lag in (0, 10, 40, 100, P.Pits.CHORD_MS - 2 * turn - 40):
+        if lag < 0:
+            continue
+        for offset in sorted({0, turn // 2}):
+            ev = simulate([(0, 100, 100 + lag + hold), (5, 100 + lag, 100 + lag + hold + 15)],
+                          turn, offset)
+            chords = [a for k, a in ev if k == "chord"]
+            assert chords == [1 << 0 | 1 << 5], (lag, offset, ev)
+            assert "tap" not in [k for k, _ in ev], (lag, offset, ev)
+
+
+def test_a_second_pit_after_the_chord_window_is_no_chord(rig):
+    s, clock, pits = rig
+    s.mask = 1 << 0
+    run(pits, clock, P.Pits.CHORD_MS + 100)
+    s.mask = 1 << 0 | 1 << 5  # far too late to mean "together"
+    ev = run(pits, clock, 200)
+    s.mask = 0
+    ev += run(pits, clock, 200)
+    assert "chord" not in [k for k, _ in ev], ev

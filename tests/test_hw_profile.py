@@ -74,3 +74,16 @@ def test_main_with_an_unknown_profile_name_does_not_crash():
                    log=lines.append, run=False)
     assert board.mode == A.ERROR
     assert "unknown board profile" in "\n".join(lines)
+
+
+@pytest.mark.parametrize("name,bits,ok", [
+    ("esp32", 11, True), ("esp32", 12, False), ("esp32", 14, False),
+    ("pico_buttons", 14, True), ("pico_buttons", 15, False), ("pico_hall", 16, False),
+    ("pico_cheap", 6, True), ("pico_cheap", 5, False),
+])
+def test_tt_bits_limit_is_what_fits_the_board(name, bits, ok):
+    """The limits are those the unix-port sessions measure (tests/test_unix_session.py)."""
+    errs = validate(broken(name, tt_bits=bits))
+    assert (errs == []) == ok, errs
+    if not ok:
+        assert "tt_bits must be 6..%d" % (11 if name == "esp32" else 14) in errs[0]

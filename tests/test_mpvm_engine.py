@@ -1,15 +1,12 @@
-"""The engine in the real MicroPython VM: a short search in each variant gives the
+"""The engine in both real MicroPython builds (WebAssembly and unix ports): a short search in each variant gives the
 same move, score, depth and nodes as CPython (the same bytecode-level algorithm,
 small ints only), a sliced search and stop work, and a search allocates next to
 nothing."""
 
-import pytest
+from mp_builds import BUILDS
 
-from host_tools import mpvm
 from mancala.engine import Engine
 from mancala.rules import VARIANTS, get_rules
-
-pytestmark = pytest.mark.skipif(not mpvm.available(), reason="MicroPython VM not installed")
 
 NODES = 600
 
@@ -34,8 +31,9 @@ for v in %r:
 """
 
 
-def test_engine_in_micropython_matches_cpython():
-    out = mpvm.run(CODE % (VARIANTS, NODES))
+@BUILDS
+def test_engine_in_micropython_matches_cpython(build):
+    out = build.run(CODE % (VARIANTS, NODES))
     lines = [ln.split() for ln in out.splitlines()]
     search = {w[1]: w[2:] for w in lines if w[0] == "S"}
     stops = {w[1]: w[2:] for w in lines if w[0] == "T"}

@@ -1,12 +1,9 @@
-"""The rules core, unchanged, in the real MicroPython VM (WebAssembly port under Node)."""
+"""The rules core, unchanged, in both real MicroPython builds (the WebAssembly port under
+Node and the unix port)."""
 
 import json
 
-import pytest
-
-from host_tools import mpvm
-
-pytestmark = pytest.mark.skipif(not mpvm.available(), reason="run `make setup` (npm ci)")
+from mp_builds import BUILDS
 
 SCRIPT = r"""
 import gc, json, sys
@@ -60,8 +57,9 @@ print(json.dumps(out))
 """
 
 
-def test_rules_core_runs_unchanged_in_micropython():
-    res = json.loads(mpvm.run(SCRIPT).strip().splitlines()[-1])
+@BUILDS
+def test_rules_core_runs_unchanged_in_micropython(build):
+    res = json.loads(build.run(SCRIPT).strip().splitlines()[-1])
     assert res["impl"] == "micropython"
     assert res["perft"] == {
         "ranok": [6, 36, 186, 973, 4823],

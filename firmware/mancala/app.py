@@ -18,7 +18,7 @@ Gestures (docs/PLAYER_GUIDE.md):
 
 import sys
 
-from mancala.game import END_AGREEMENT, END_REPETITION, Game, IllegalMove
+from mancala.game import END_AGREEMENT, END_REPETITION, Game, IllegalMove, release_room
 from mancala.hw import pits as P
 from mancala.hw import storage as S
 from mancala.hw.pixels import AMBER, GREEN, LAPS, NORTH, RED, SOUTH, WHITE, Pixels
@@ -90,6 +90,24 @@ def _log_exc(log, e):
     log("error: %r" % (e,))
 
 
+def forget_boot_modules():
+    """On the board, drop the modules only the boot needs (the profile check and
+    the profile loader: about 5 KB of code on an ESP32) so a game has their room."""
+    if sys.implementation.name != "micropython":
+        return  # the PC keeps them (tests import them again and again)
+    import mancala
+
+    for name in ("profile", "profiles"):
+        sys.modules.pop("mancala." + name, None)
+        try:
+            delattr(mancala, name)
+        except AttributeError:
+            pass
+    for name in list(sys.modules):
+        if name.startswith("mancala.profiles."):
+            sys.modules.pop(name)
+
+
 class App:
     FRAME_MS = 20  # loop period
     ANIM_FRAME_MS = 60  # animations redraw this often (a press redraws at once)
@@ -100,6 +118,8 @@ class App:
     GRADE_MS = 1200  # the grade colour
     SHOW_MS = 1500  # quick mode: the computer's pit blinks this long
     BOOT_BLINK_MS = 300  # one blink of a boot error code
+    FULL_CODE = 4  # blink code: the flash refuses saves (all 14 blink amber four times)
+    FULL_REMIND_MS = 60000  # the code again this often while saves keep failing
     SLICE = 16  # engine nodes per loop turn (about 25 ms on a Pico: pits stay live)
     COACH_NODES = 1500  # nodes the coach spends grading a move
     LED_TEST_STEP_MS = 600
@@ -155,6 +175,8 @@ class App:
         self.t_frame = clock.now()
         self.dirty = True
         self.boot_codes = []  # blink codes still to show
+        self.unsaved = False  # the last save failed: the game goes on in memory
+        self.t_unsaved = 0  # when the full-flash code last began
         self.item = 0
         self.show_count_pit = -1
         self.t_count = 0
@@ -172,6 +194,14 @@ class App:
             log("settings.json is corrupt: using the defaults")
             self.boot_codes.append(2)
         self.apply_settings()
+        # The session's long-lived buffers, allocated first, while the heap is whole,
+        # and kept: one game history (each new or loaded game reuses it) and one
+        # engine (rebuilt, the old one released first, only when the variant changes).
+        rules = get_rules(self.settings["variant"])
+        forget_boot_modules()
+        release_room()  # they land in the room taken at the first import
+        self.session_game = Game(rules)
+        self.need_engine(rules)
         self.boot_game()
         raw = pits.sensors.read()
         if raw & STORES == STORES:
@@ -196,11 +226,43 @@ class App:
         self.px.set_level(s["brightness"])
 
     def save_settings(self):
-        self.store.save("settings.json", self.settings)
+        self.saved(self.store_call(self.store.save, "settings.json", self.settings))
+
+    def store_call(self, fn, *args):
+        """A storage write; None if it went through, else the OSError (flash full,
+        I/O error): the board goes on without it, on flash the last save is whole."""
+        try:
+            fn(*args)
+        except OSError as e:
+            return e
+        return None
+
+    def saved(self, err):
+        """Report a save's outcome: the console and the full-flash blink code on the
+        first failure, the console again once saves go through."""
+        if err is None:
+            if self.unsaved:
+                self.unsaved = False
+                self.log("flash: saving again")
+            return True
+        if not self.unsaved:
+            self.unsaved = True
+            self.t_unsaved = self.clock.now()
+            self.dirty = True
+            self.log("flash: cannot save (%r): the game goes on in memory; free room on "
+                     "the flash (pull and remove old games) or a power cut loses the moves "
+                     "since the last save" % (err,))
+        return False
 
     def boot_game(self):
+        self.game = None  # released before the saved one is built (no two at once)
+        try:
+            import gc
+
+            gc.collect()
+        except ImportError:  # pragma: no cover
+            pass
         st, g = self.store.load("game.json")
-        self.game = None
         if st == S.CORRUPT:
             self.log("game.json is corrupt: the game is lost, settings kept")
             self.boot_codes.append(3)
@@ -215,7 +277,9 @@ class App:
                 self.log("game.json does not hold a game (%r): the game is lost" % (e,))
                 self.boot_codes.append(3)
             else:
-                self.game = game
+                self.session_game.assign(game)
+                game = None  # the parsed copy goes: the session's game holds it now
+                self.game = self.session_game
                 self.meta = meta
         if self.game is None:
             self.next_mode = MENU
@@ -223,7 +287,7 @@ class App:
         self.need_engine()
         self.refresh()
         if self.game.over:
-            self.store.add_game(self.meta["number"], format_record(self.game))
+            self.archive(format_record(self.game))  # the power failed before it was
         self.next_mode = self.turn_mode()
         self.restore_pause()
 
@@ -266,26 +330,44 @@ class App:
 
     def save_game(self):
         m = self.meta
-        self.store.save("game.json", {"record": format_record(self.game), "number": m["number"],
-                                      "human": m["human"], "level": m["level"],
-                                      "hints": m["hints"]})
-        if self.game.over:
-            self.store.add_game(m["number"], format_record(self.game))
+        rec = format_record(self.game)
+        if self.game.over and self.store.archived(m["number"], rec) < 0:
+            # the number holds another ending of this game (a takeback from the end
+            # screen): this ending gets a new number, saved before it is archived
+            m["number"] = self.store.next_game_number(m["number"])
+        ok = self.saved(self.store_call(
+            self.store.save, "game.json", {"record": rec, "number": m["number"],
+                                           "human": m["human"], "level": m["level"],
+                                           "hints": m["hints"]}))
+        if ok and self.game.over:
+            self.archive(rec)
 
-    def need_engine(self):
-        g = self.game
+    def archive(self, rec):
+        """Keep a finished game in /data/games under its number, once; never over
+        another game (its number is then renewed and saved first)."""
+        m = self.meta
+        if self.store.archived(m["number"], rec) < 0:
+            m["number"] = self.store.next_game_number(m["number"])
+            self.save_game()  # saves, then archives under the new number
+            return
+        self.saved(self.store_call(self.store.add_game, m["number"], rec))
+
+    def need_engine(self, rules=None):
+        """The engine for `rules` (the game's): kept while the variant stays."""
+        if rules is None:
+            rules = self.game.rules
         if self.engine_cls is None:
             return
-        if self.engine is not None and self.engine.rules is g.rules:
+        if self.engine is not None and self.engine.rules is rules:
             return
-        self.engine = None
+        self.engine = None  # the old one released before the new one is built
         try:
             import gc
 
             gc.collect()
         except ImportError:  # pragma: no cover
             pass
-        self.engine = self.engine_cls(g.rules, tt_bits=self.profile["tt_bits"],
+        self.engine = self.engine_cls(rules, tt_bits=self.profile["tt_bits"],
                                       seed=self.rng.next() & 0xFFFF)
 
     def new_game(self):
@@ -294,14 +376,17 @@ class App:
         side = s["starter"]
         if side == 2:
             side = self.rng.next() & 1
-        self.game = Game(rules, rules.start(side))
+        self.game = self.session_game  # its buffers reused: a session allocates them once
+        self.game.reset(rules, rules.start(side))
         opp = s["opponent"]
-        self.meta = {"number": self.store.next_game_number(), "human": 3 if opp == 0 else 1,
-                     "level": opp, "hints": s["hints"]}
+        last = self.meta["number"] if self.meta is not None else 0
+        self.meta = {"number": self.store.next_game_number(last),
+                     "human": 3 if opp == 0 else 1, "level": opp, "hints": s["hints"]}
         self.need_engine()
         self.save_game()
         self.pause = 0
-        self.store.remove("pause.json")  # an abandoned game's may carry the same number
+        # an abandoned game's may carry the same number
+        self.saved(self.store_call(self.store.remove, "pause.json"))
         self.refresh()
         self.hint_pit = -1
         self.set_mode(self.turn_mode())
@@ -373,12 +458,24 @@ class App:
         try:
             if self.errors >= 3:
                 raise RuntimeError("the saved game keeps failing: starting from the menu")
-            self.boot_game()
+            if self.unsaved and self.game is not None:
+                self.resume_unsaved()
+            else:
+                self.boot_game()
         except Exception as e:  # noqa: BLE001
             _log_exc(self.log, e)
             self.game = None
             self.next_mode = MENU
         self.set_mode(self.next_mode)
+
+    def resume_unsaved(self):
+        """recover() while the flash refuses saves: the saved game is older than the
+        one in memory, so the one in memory goes on, checked by replaying its record."""
+        self.session_game.assign(parse_record(format_record(self.game)))
+        self.game = self.session_game
+        self.need_engine()
+        self.refresh()
+        self.next_mode = self.turn_mode()
 
     def run(self):
         clock = self.clock
@@ -521,8 +618,9 @@ class App:
             return
         self.pause = kind
         self.pause_pit = pit
-        self.store.save("pause.json", {"kind": kind, "pit": pit, "ply": self.game.ply,
-                                       "number": self.meta["number"]})
+        self.saved(self.store_call(self.store.save, "pause.json",
+                                   {"kind": kind, "pit": pit, "ply": self.game.ply,
+                                    "number": self.meta["number"]}))
 
     def drop_stone(self):
         self.shown[self.sow_path[self.sow_i]] += 1
@@ -746,7 +844,7 @@ class App:
     def render(self):
         mode = self.mode
         animating = ANIMATED >> mode & 1 or self.flash or self.blink_mask or \
-            self.hint_pit >= 0 or self.show_count_pit >= 0 or self.hinting
+            self.hint_pit >= 0 or self.show_count_pit >= 0 or self.hinting or self.unsaved
         now = self.clock.now()
         # a pit under a finger lights at once (pit-to-light), and goes out at once
         act = self.pits.stable & ~self.pits.ignored
@@ -791,6 +889,8 @@ class App:
             for i in range(14):
                 if act >> i & 1:
                     px.dot(i, 0, WHITE)
+        if self.unsaved and mode != BOOT:
+            self.draw_full_code(now)
         if self.flash and (self.clock.diff(now, self.t_flash) // 125) & 1 == 0:
             for i in range(14):
                 if self.flash >> i & 1:
@@ -817,6 +917,18 @@ class App:
                     self.status.value(1 if t < 2 * c and t & 1 == 0 else 0)
                 return
             t -= span
+
+    def draw_full_code(self, now):
+        """While saves fail: the full-flash code (all 14 blink amber four times) when
+        it begins and again every FULL_REMIND_MS."""
+        t = self.clock.diff(now, self.t_unsaved)
+        if t >= self.FULL_REMIND_MS:
+            self.t_unsaved = now
+            t = 0
+        t //= self.BOOT_BLINK_MS
+        if t < 2 * self.FULL_CODE and t & 1 == 0:
+            for i in range(14):
+                self.px.fill(i, AMBER)
 
     def draw_menu(self, phase):
         px = self.px

@@ -6,8 +6,30 @@ repetition rules (ranok: third occurrence ends the game; oware: any repetition
 ends it) can compare exact positions instead of trusting a hash.
 """
 
-from mancala.compat import const
-from mancala.rules import MASK, N_STORE, OVER, POS_LEN, S_STORE, SIDE, SWEPT, collect_rows
+# The room for a session's long-lived buffers (docs/BOARD.md, "Memory"), taken
+# at the first import of the firmware, while the heap is still whole: loading the
+# other modules leaves the heap in small holes (on an ESP32 no free block of 4 KB
+# remains once they are all in).  App releases it just before it allocates the
+# game history and the engine, which then find one free stretch.  As big as the
+# esp32 build's buffers (history 4.4 KB, engine table 12 KB, zobrist 4.5 KB).
+ROOM_BYTES = 22 * 1024
+_room = bytearray(ROOM_BYTES)
+
+
+def release_room():
+    """Free the room (once): the next big allocations land in it."""
+    global _room
+    _room = None
+    try:
+        import gc
+
+        gc.collect()
+    except ImportError:  # pragma: no cover
+        pass
+
+
+from mancala.compat import const  # noqa: E402 - after the room
+from mancala.rules import MASK, N_STORE, OVER, POS_LEN, S_STORE, SIDE, SWEPT, collect_rows  # noqa: E402
 
 END_NONE = const(0)
 END_RULES = const(1)  # a rule of the variant ended it (no moves, store limit, empty row)
@@ -24,14 +46,32 @@ class IllegalMove(ValueError):
 
 class Game:
     def __init__(self, rules, start=None, capacity=256):
-        self.rules = rules
         self.pos = bytearray(POS_LEN)
+        self._moves = bytearray(capacity)
+        self._history = bytearray(POS_LEN * (capacity + 1))
+        self.reset(rules, start)
+
+    def reset(self, rules, start=None):
+        """A new game in this object: its buffers are reused (no allocation), so a
+        session of many games never needs a second history beside the first."""
+        self.rules = rules
         self.pos[:] = start if start is not None else rules.start()
         self.ply = 0
         self.end = END_RULES if self.pos[MASK] == 0 else END_NONE
-        self._moves = bytearray(capacity)
-        self._history = bytearray(POS_LEN * (capacity + 1))
         self._history[0:POS_LEN] = self.pos
+
+    def assign(self, other):
+        """Become a copy of game `other` in this object's buffers (grown if short):
+        a loaded game takes the place of the session's game, not a second history."""
+        while len(self._moves) < len(other._moves):
+            self._grow()
+        self.rules = other.rules
+        self.pos[:] = other.pos
+        self.ply = n = other.ply
+        self.end = other.end
+        self._moves[0:n] = memoryview(other._moves)[0:n]
+        k = POS_LEN * (n + 1)
+        self._history[0:k] = memoryview(other._history)[0:k]
 
     # -- queries ---------------------------------------------------------------
 

@@ -3,6 +3,12 @@
 REQUIRED = ("name", "mcu", "sensor", "led_pin", "led_count", "leds", "ma_per_channel",
             "idle_ma_per_led", "current_limit_ma", "brightness_levels", "tt_bits")
 MCUS = {"rp2040": 29, "esp32": 39}  # highest GPIO number
+# The largest engine table (2**tt_bits entries, 6 bytes each) with which a whole
+# session of games fits the board's free heap (measured by tests/test_unix_session.py
+# under the heap cap that stands for the board, docs/BOARD.md "Memory"): an ESP32
+# without PSRAM (100-110 KB free) takes 11 (12 KB), not 12; a Pico (240 KB) 14
+# (96 KB), not 15.
+TT_BITS_MAX = {"rp2040": 14, "esp32": 11}
 
 
 def _is_int(v):
@@ -109,6 +115,8 @@ def validate(p):
     if not _ints(lv) or not 1 <= len(lv) <= 6 or min(lv) < 1 or max(lv) > 255:
         errs.append("brightness_levels must be 1..6 levels, each 1..255")
     tb = p["tt_bits"]
-    if not _is_int(tb) or not 6 <= tb <= 16:
-        errs.append("tt_bits must be 6..16, got %r" % (tb,))
+    most = TT_BITS_MAX.get(p["mcu"], 11)
+    if not _is_int(tb) or not 6 <= tb <= most:
+        errs.append("tt_bits must be 6..%d on %s (a table of 2**tt_bits x 6 bytes must fit "
+                    "the free heap beside the firmware), got %r" % (most, p["mcu"], tb))
     return errs

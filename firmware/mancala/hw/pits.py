@@ -10,10 +10,16 @@ never as a tap:
   DOWN pit     a pit went down alone (the board lights it at once)
   TAP pit      a single pit pressed and released
   HOLD pit     a single pit held HOLD_MS (its release then says nothing)
-  CHORD mask   two or more pits down together, all released before LONG_MS
+  CHORD mask   two or more pits down together, all released before LONG_MS (the
+               others go down while the first is held, within CHORD_MS of it)
   LONG mask    two or more pits held together LONG_MS
   STUCK pit    a sensor active STUCK_MS: reported once, ignored until it releases
 Events are ints: kind << 16 | arg (no allocation per event).
+
+A gesture ends when every pit of it is up, in the poll that sees it, even if
+another pit went down in that same poll: that pit starts a new gesture, so two
+quick taps are two taps whatever the loop's timing (a slow turn can make one pit's
+release and the next pit's press stable in one poll).
 """
 
 DOWN = 1
@@ -140,6 +146,9 @@ class Pits:
     HOLD_MS = 1200
     LONG_MS = 2500
     STUCK_MS = 15000
+    # a chord: every pit goes down while the first is still held, at most this long
+    # after it; a pit later than that spoils the gesture (it reports nothing)
+    CHORD_MS = 500
 
     def __init__(self, sensors, clock, n=14):
         self.sensors = sensors
@@ -151,7 +160,8 @@ class Pits:
         self.down_since = [0] * n
         self.ignored = 0  # stuck sensors
         self.gesture = 0  # union of pits down in this gesture
-        self.g_start = 0
+        self.g_start = 0  # when the gesture's last pit went down
+        self.g_first = 0  # when its first pit went down
         self.fired = False
         self.events = []
         t = clock.now()
@@ -174,6 +184,7 @@ class Pits:
         self.raw = raw
         stable = self.stable
         pending = raw ^ stable
+        rose = 0
         for i in range(self.n):
             bit = 1 << i
             if diff & bit:
@@ -182,8 +193,7 @@ class Pits:
                 stable ^= bit
                 if stable & bit:
                     self.down_since[i] = now
-                    if not (stable & ~self.ignored & ~bit):
-                        ev.append(DOWN << 16 | i)
+                    rose |= bit
                 elif self.ignored & bit:
                     self.ignored &= ~bit
                     ev.append(FREED << 16 | i)
@@ -196,12 +206,26 @@ class Pits:
                     self.fired = True  # nothing left to report for this gesture
         self.stable = stable
         act = stable & ~self.ignored
+        if self.gesture and not act & self.gesture:
+            # every pit of the gesture is up: it ends now, whatever went down meanwhile
+            if not self.fired:
+                if popcount(self.gesture) == 1:
+                    ev.append(TAP << 16 | lowest(self.gesture))
+                else:
+                    ev.append(CHORD << 16 | self.gesture)
+            self.gesture = 0
+            self.fired = False
+        if rose & act and popcount(act) == 1:
+            ev.append(DOWN << 16 | lowest(act))  # a pit went down alone
         if act:
             if not self.gesture:
                 self.gesture = act
                 self.g_start = now
+                self.g_first = now
                 self.fired = False
             elif act & ~self.gesture:
+                if clock.diff(now, self.g_first) > self.CHORD_MS:
+                    self.fired = True  # too late to be "together": neither chord nor tap
                 self.gesture |= act
                 self.g_start = now  # a chord's hold counts from its last finger
             if not self.fired:
@@ -213,12 +237,4 @@ class Pits:
                 elif held >= self.LONG_MS:
                     self.fired = True
                     ev.append(LONG << 16 | self.gesture)
-        elif self.gesture:
-            if not self.fired:
-                if popcount(self.gesture) == 1:
-                    ev.append(TAP << 16 | lowest(self.gesture))
-                else:
-                    ev.append(CHORD << 16 | self.gesture)
-            self.gesture = 0
-            self.fired = False
         return ev

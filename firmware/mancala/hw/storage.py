@@ -1,15 +1,28 @@
 """Settings, the current game and the finished games, on flash, never half-written.
 
-Every file is written whole to `NAME.tmp`, then renamed over `NAME`; power may
-fail between any two writes and the old or the new file is still complete.  A
-JSON file carries its own checksum (`"sum"`, an Adler-32 of the canonical text of
-the other keys), so a torn or corrupted file is detected, never trusted.
+The guarantee (docs/BOARD.md, "Saving"): under any sequence of power cuts and
+write errors, a complete copy of the last saved state, or of a state saved after
+it, exists, and `load()` finds it.  How:
+
+- A JSON file carries its own checksum (`"sum"`, an Adler-32 of the canonical text
+  of the other keys), so a torn or corrupted copy is detected, never trusted.
+- A save writes the whole file to `NAME.tmp`, then renames it over `NAME`.
+- `NAME.tmp` is opened (which truncates it) only while `NAME` holds a complete
+  copy: when a cut left the only copy in `NAME.tmp`, the next save first renames
+  it to `NAME` (a rename onto no file works on every filesystem).
+- Only a rename refused because the target exists (EEXIST: a filesystem whose
+  rename will not replace a file) removes `NAME` before renaming again; any other
+  error (ENOSPC, EIO) leaves `NAME` alone, removes the new `NAME.tmp` and is
+  raised: the caller reports it and goes on without the save.
+- A finished game is archived once, under its own number, and never overwritten.
 
 The filesystem is injected (`OsFs` on the board and the PC, any object with the
-same six methods in tests), so a test can cut the power between any two writes.
+same six methods in tests), so a test can cut the power or fail any operation.
 """
 
 import json
+
+EEXIST = 17  # the errno a rename onto an existing file gives where it will not replace
 
 OK = 0
 MISSING = 1
@@ -93,6 +106,11 @@ def encode(obj):
     return '{"sum":"' + s + '"}\n'
 
 
+def errno_of(e):
+    """The errno of an OSError (MicroPython and CPython both keep it in args[0])."""
+    return e.args[0] if e.args else None
+
+
 def decode(data):
     """bytes -> dict, or None if it is not a complete, intact file."""
     if not data:
@@ -115,44 +133,88 @@ class Storage:
     def __init__(self, fs, root="/data"):
         self.fs = fs
         self.root = root
-        fs.mkdir(root)
-        fs.mkdir(root + "/games")
+        # paths whose NAME is known to hold a complete copy (no need to read it back)
+        self._complete = {}
+        for d in (root, root + "/games"):
+            try:
+                fs.mkdir(d)
+            except OSError:  # a full or failing flash never stops the boot
+                pass
 
     def path(self, name):
         return self.root + "/" + name
 
-    def _write_atomic(self, path, data):
+    def _settle(self, path):
+        """Make sure NAME, not NAME.tmp, holds the newest complete copy, so that the
+        save about to reopen NAME.tmp cannot truncate the only copy.  Raises OSError
+        if that rename fails (the save then fails; NAME.tmp stays, load() finds it)."""
+        if self._complete.get(path):
+            return
         fs = self.fs
         tmp = path + ".tmp"
-        f = fs.open_write(tmp)
+        cur = fs.read(path)
+        if cur is not None and decode(cur) is not None:
+            self._complete[path] = True
+            return
+        if decode(fs.read(tmp)) is None:
+            return  # no complete copy anywhere (the first save, or a lost file)
+        if cur is not None:
+            fs.remove(path)  # a torn NAME: the complete copy is NAME.tmp
+        fs.rename(tmp, path)
+        self._complete[path] = True
+
+    def _write_atomic(self, path, data, settle=True):
+        fs = self.fs
+        tmp = path + ".tmp"
+        if settle:
+            self._settle(path)
+        self._complete[path] = False
         try:
-            for i in range(0, len(data), CHUNK):
-                f.write(data[i:i + CHUNK])
-        finally:
-            f.close()
+            f = fs.open_write(tmp)
+            try:
+                for i in range(0, len(data), CHUNK):
+                    f.write(data[i:i + CHUNK])
+            finally:
+                f.close()
+        except OSError:
+            fs.remove(tmp)  # a torn NAME.tmp: NAME still holds the last save
+            self._complete[path] = True
+            raise
         try:
             fs.rename(tmp, path)
-        except OSError:  # a filesystem whose rename will not replace a file
+        except OSError as e:
+            if errno_of(e) != EEXIST:
+                # ENOSPC, EIO...: NAME was not touched and still holds the last save
+                fs.remove(tmp)
+                self._complete[path] = True
+                raise
+            # A filesystem whose rename will not replace a file: NAME.tmp is complete,
+            # so NAME may go.  If the rename below fails, NAME.tmp is the only copy:
+            # load() reads it, and the next save settles it before reopening NAME.tmp.
             fs.remove(path)
             fs.rename(tmp, path)
+        self._complete[path] = True
 
     def load(self, name):
         """(status, dict or None) for settings.json / game.json."""
         path = self.path(name)
         data = self.fs.read(path)
-        if data is None:
-            # Only a rename that had to remove the old file first leaves this:
-            # the .tmp beside it is then complete.
-            obj = decode(self.fs.read(path + ".tmp"))
-            if obj is not None:
-                return OK, obj
-            return MISSING, None
         obj = decode(data)
-        if obj is None:
-            return CORRUPT, None
-        return OK, obj
+        if obj is not None:
+            self._complete[path] = True
+            return OK, obj
+        # A cut after a rename that had to remove NAME first (or the very first
+        # save, cut before its rename) leaves the complete copy in NAME.tmp.
+        tmp = decode(self.fs.read(path + ".tmp"))
+        if tmp is not None:
+            return OK, tmp
+        if data is None:
+            return MISSING, None
+        return CORRUPT, None
 
     def save(self, name, obj):
+        """Write `obj` whole; raises OSError (flash full, I/O error) with the last
+        save still complete on flash."""
         self._write_atomic(self.path(name), encode(obj).encode())
 
     def remove(self, name):
@@ -164,25 +226,47 @@ class Storage:
         """Numbers of the stored finished games, oldest first."""
         out = []
         for n in self.fs.listdir(self.root + "/games"):
-            if len(n) == 10 and n[0] == "g" and n[6:] == ".txt" and n[1:6].isdigit():
-                out.append(int(n[1:6]))
+            # gNNNNN.txt: 5 digits or more (numbers go on past 99999, never wrap)
+            if len(n) >= 10 and n[0] == "g" and n[-4:] == ".txt" and n[1:-4].isdigit():
+                out.append(int(n[1:-4]))
         out.sort()
         return out
 
     def history_name(self, number):
         return "%s/games/g%05d.txt" % (self.root, number)
 
+    def archived(self, number, record):
+        """1 if game `number` is archived with this record, 0 if the number is free,
+        -1 if it holds another game."""
+        old = self.fs.read(self.history_name(number))
+        if old is None:
+            return 0
+        return 1 if old == (record + "\n").encode() else -1
+
     def add_game(self, number, record):
-        """Store a finished game's record (idempotent), dropping the oldest past the bound."""
-        self._write_atomic(self.history_name(number), (record + "\n").encode())
+        """Archive a finished game's record under `number`, once (archived already:
+        no write, so a boot after the end writes nothing).  Never overwrites another
+        game: returns False if `number` holds one (the caller takes a new number).
+        Drops the oldest games past the bound.  Raises OSError if the flash refuses."""
+        state = self.archived(number, record)
+        if state:
+            return state > 0
+        # a new name: nothing to settle, and a torn gNNNNN.txt.tmp is never listed
+        name = self.history_name(number)
+        self._write_atomic(name, (record + "\n").encode(), settle=False)
+        self._complete.pop(name, None)
         nums = self.history()
         while len(nums) > self.HISTORY_MAX:
             self.fs.remove(self.history_name(nums.pop(0)))
+        return True
 
     def read_game(self, number):
         data = self.fs.read(self.history_name(number))
         return None if data is None else data.decode().strip()
 
-    def next_game_number(self):
+    def next_game_number(self, after=0):
+        """A number no stored game has and above `after` (the current game's):
+        one past the newest, so a number is never used twice (they do not wrap)."""
         nums = self.history()
-        return (nums[-1] + 1) % 100000 if nums else 1
+        top = nums[-1] if nums else 0
+        return (top if top > after else after) + 1

@@ -1,0 +1,228 @@
+"""Whole sessions of the firmware in the MicroPython unix port under a heap that
+stands for a board (issue 11, docs/BOARD.md "Memory").
+
+A session: several games in a row on one board, as a person plays them: the menu,
+variant changes, a hint in every game, the coach grading every move, the computer
+at Master.  The firmware runs as .mpy (as deployed) on the fakes; the heap is capped
+at what stands for the board's free heap on this 64-bit build:
+
+    cap = base + RATIO_64 x free_32
+
+  free_32   the board's free heap after boot (FREE_32 below, from docs/HARDWARE
+            and measured ports: esp32 without PSRAM 100-110 KB -> 100 KB; a Pico,
+            rp2 port 1.27, about 240 KB -> 240 KB)
+  RATIO_64  1.31: this firmware's objects take 1.31-1.35x more room on the 64-bit
+            build; the low end makes the cap the strictest (a session that fits in
+            1.31 x free_32 here needs at most free_32 on the 32-bit board)
+  base      what the unix port, the fakes (machine, neopixel, memfs) and the
+            harness module (board.py) hold, measured in the same build: the board
+            has none of them
+
+  python -m host_tools.session [--profile esp32] [--games 4] [--old DIR]
+  python -m host_tools.session --bisect [--profile esp32]   the least heap a session needs
+"""
+
+import argparse
+import json
+import os
+import sys
+
+from host_tools import mpunix
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FAKES = os.path.join(ROOT, "host_tools", "fakes")
+RATIO_64 = 1.35
+FREE_32 = {"esp32": 110 * 1024, "rp2040": 240 * 1024}
+VARIANTS = ("kalah", "kalah", "oware", "ranok", "mangala", "kalah")  # game by game
+
+SESSION_SCRIPT = r'''
+import gc, json, sys
+import machine, neopixel
+from memfs import MemFs
+gc.collect()
+BASE = gc.mem_alloc()  # the port, the fakes and this driver's own code
+if MODE == "base":  # ... and the harness module board.py, on top of the firmware
+    from mancala import app as _app
+    gc.collect()
+    a = gc.mem_alloc()
+    import board
+    gc.collect()
+    print("BASE", BASE + gc.mem_alloc() - a)
+    sys.exit(0)
+from board import SimBoard
+from mancala.hw.storage import Storage
+if UNCHECKED:  # measure what fits past the profile check's limit
+    from mancala import profile as _check
+    _check.TT_BITS_MAX = {"rp2040": 16, "esp32": 16}
+from mancala import app as A
+
+out = {"base": BASE, "heap": gc.mem_alloc() + gc.mem_free(), "games": [], "samples": 0,
+       "ends": []}
+peak = [0, 0]  # the most heap held (after a collection), and the tightest free heap
+def sample(where):
+    gc.collect()
+    a = gc.mem_alloc()
+    out["samples"] += 1
+    if a > peak[0]:
+        peak[0] = a
+        peak[1] = gc.mem_free()
+        out["tightest"] = where
+
+fs = MemFs()
+Storage(fs).save("settings.json", {"variant": VARIANTS[0], "opponent": 4, "starter": 0,
+                                   "coaching": 1, "hints": 3, "brightness": 1, "quick": 0})
+b = SimBoard(PROFILE, machine, neopixel, fs=fs, seed=3)
+app = b.app
+if app.mode == A.ERROR:
+    raise AssertionError("the board did not start: %r" % (b.lines,))
+sample("boot")
+seed = [12345]
+def rnd(n):
+    seed[0] = (seed[0] * 1103515245 + 12345) & 0x3FFFFFFF
+    return (seed[0] >> 8) % n
+
+for gi in range(GAMES):
+    v = VARIANTS[gi]
+    if not b.until(("menu",), 20000):
+        raise AssertionError("no menu: %r" % (b.frame(),))
+    if app.settings["variant"] != v:
+        b.tap(0)  # the variant item
+        b.tap(7 + A.VARIANT_CHOICES.index(v))
+    b.tap("NS")  # a new game
+    sample("game %d start" % (gi + 1))
+    hinted = False
+    moves = 0
+    while moves < 300:
+        if not b.until(("select", "show", "over", "blunder"), 200000):
+            raise AssertionError("stuck: %r" % (b.frame(),))
+        m = b.mode()
+        if m == "over":
+            break
+        if m == "blunder":
+            b.tap(12)  # keep the move
+            continue
+        if m == "select":
+            g = app.game
+            if not hinted:
+                hinted = True
+                b.chord(("S3", "S4"))  # a hint: a master search in slices
+                k = 0
+                while app.hinting and k < 20000:
+                    b.run(20)
+                    k += 1
+            legal = [p for p in range(6) if g.pos[15] >> p & 1]
+            b.play_move(g.side * 7 + legal[rnd(len(legal))])
+        else:
+            b.sow()
+        moves += 1
+        if moves % 4 == 0:
+            sample("game %d move %d" % (gi + 1, moves))
+    if b.mode() != "over":
+        raise AssertionError("game %d did not end: %r" % (gi + 1, b.frame()))
+    sample("game %d end" % (gi + 1))
+    gc.collect()
+    out["ends"].append(gc.mem_alloc())  # what the session keeps, game after game
+    out["games"].append([v, moves, app.meta["number"]])
+    b.tap("S1")  # the end screen: to the menu
+out["peak"] = peak[0]
+out["free_at_peak"] = peak[1]
+out["history"] = app.store.history()
+print("RESULT " + json.dumps(out))
+'''
+
+
+def base_bytes(firmware=None):
+    return int(_driver("base", "esp32", 0, 1024 * 1024, firmware).split()[-1])
+
+
+def load_profile(name, overrides=None):
+    sys.path.insert(0, os.path.join(ROOT, "firmware"))
+    from mancala import profiles
+
+    p = dict(profiles.load(name))
+    p.update(overrides or {})
+    return p
+
+
+def _driver(mode, profile_name, games, heap, firmware, timeout=900, overrides=None,
+            unchecked=False):
+    """Run the session driver (compiled, like the firmware: no parse on the heap)."""
+    import tempfile
+
+    profile = load_profile(profile_name, overrides) if overrides else profile_name
+    driver = "MODE = %r\nPROFILE = %r\nGAMES = %d\nVARIANTS = %r\nUNCHECKED = %r\n" % (
+        mode, profile, games, VARIANTS, unchecked) + SESSION_SCRIPT
+    with tempfile.TemporaryDirectory(prefix="session-") as tmp:
+        path = os.path.join(tmp, "session_driver.py")
+        with open(path, "w") as f:
+            f.write(driver)
+        return mpunix.run("import session_driver\n", heap=heap, mpy=True, firmware=firmware,
+                          mounts=[(FAKES, "/lib"), (path, "/lib/session_driver.py")],
+                          timeout=timeout)
+
+
+def cap_for(profile_name, firmware=None):
+    """(cap in bytes, base, free_32) for a profile."""
+    mcu = load_profile(profile_name)["mcu"]
+    base = base_bytes(firmware)
+    return base + int(RATIO_64 * FREE_32[mcu]), base, FREE_32[mcu]
+
+
+def run_session(profile_name, games=4, heap=None, firmware=None, timeout=900, overrides=None,
+                unchecked=False):
+    """Run a session; returns (ok, result dict or the error text, heap).
+    overrides: profile keys changed for this run (e.g. {"tt_bits": 13});
+    unchecked: the boot's profile check lets any tt_bits through (to measure)."""
+    if heap is None:
+        heap = cap_for(profile_name, firmware)[0]
+    try:
+        out = _driver("session", profile_name, games, heap, firmware, timeout, overrides,
+                      unchecked)
+    except mpunix.MicroPythonError as e:
+        return False, str(e), heap
+    line = [x for x in out.splitlines() if x.startswith("RESULT ")][-1]
+    return True, json.loads(line[7:]), heap
+
+
+def bisect(profile_name, games=4, firmware=None, step=1024):
+    """The least heap (bytes, to `step`) the session completes in."""
+    lo, hi = 64 * 1024, 1024 * 1024
+    while hi - lo > step:
+        mid = (lo + hi) // 2 // step * step
+        ok = run_session(profile_name, games, mid, firmware)[0]
+        if ok:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--profile", action="append", help="profile (default: all)")
+    p.add_argument("--games", type=int, default=4)
+    p.add_argument("--bisect", action="store_true", help="find the least heap a session needs")
+    p.add_argument("--firmware", help="another firmware folder (e.g. an old checkout's)")
+    a = p.parse_args(argv)
+    sys.path.insert(0, os.path.join(ROOT, "firmware"))
+    from mancala import profiles
+
+    names = a.profile or list(profiles.NAMES)
+    print("%-13s %9s %9s %9s %9s %10s  %s" % ("profile", "free_32", "cap", "peak", "free@peak",
+                                              "least heap", "tightest"))
+    for name in names:
+        cap, base, free32 = cap_for(name, a.firmware)
+        ok, r, _ = run_session(name, a.games, cap, a.firmware)
+        least = bisect(name, a.games, a.firmware) if a.bisect else None
+        if ok:
+            print("%-13s %8dK %8dK %8dK %8dK %10s  %s (base %d B)" % (
+                name, free32 // 1024, cap // 1024, r["peak"] // 1024, r["free_at_peak"] // 1024,
+                "%dK" % (least // 1024) if least else "-", r["tightest"], base))
+        else:
+            print("%-13s %8dK %8dK  FAILED under the cap: %s" % (
+                name, free32 // 1024, cap // 1024, r.strip().splitlines()[-1]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,44 @@
+"""Whole sessions in the MicroPython unix port (a GC that really frees) under a heap
+cap that stands for each board (host_tools/session.py, docs/BOARD.md "Memory"):
+four games in a row from the menu, variant changes, a hint in every game, the
+coach on, the computer at Master.  Failure 6: on the old firmware the esp32
+session ran out of memory under its cap (the second history and engine were
+allocated while the first were alive, in a heap the imports had cut to pieces)."""
+
+import pytest
+
+from host_tools import mpunix, session
+from mancala import profiles
+from mancala.profile import TT_BITS_MAX
+
+pytestmark = pytest.mark.skipif(not mpunix.available(), reason="run `make setup`")
+
+
+@pytest.mark.parametrize("name", profiles.NAMES)
+def test_a_four_game_session_fits_the_board(name):
+    cap, base, free32 = session.cap_for(name)
+    ok, r, heap = session.run_session(name, games=4, heap=cap)
+    assert ok, "%s: out of memory under %d KB: %s" % (name, cap // 1024, r)
+    assert [g[0] for g in r["games"]] == list(session.VARIANTS[:4])
+    assert [g[2] for g in r["games"]] == [1, 2, 3, 4] and r["history"] == [1, 2, 3, 4]
+    assert r["heap"] <= cap
+    # what the session keeps does not grow from game to game: the same variant
+    # again keeps nothing more (the archive's and the log's few bytes aside), a new
+    # variant only its rules tables (about 1.5 KB here, once)
+    ends = r["ends"]
+    assert ends[1] - ends[0] < 512, ends
+    assert ends[3] - ends[0] < 512 + 2 * 2048, ends
+    print("%s: cap %d KB (base %d B + %.2f x %d KB), peak %d KB, free at the tightest "
+          "moment %d KB (%s)" % (name, cap // 1024, base, session.RATIO_64, free32 // 1024,
+                                 r["peak"] // 1024, r["free_at_peak"] // 1024, r["tightest"]))
+
+
+@pytest.mark.parametrize("name", ["esp32", "pico_buttons"])
+def test_the_largest_table_profile_check_accepts_is_the_largest_that_fits(name):
+    mcu = profiles.load(name)["mcu"]
+    most = TT_BITS_MAX[mcu]
+    ok, r, _ = session.run_session(name, games=2, overrides={"tt_bits": most})
+    assert ok, r
+    ok, r, _ = session.run_session(name, games=2, overrides={"tt_bits": most + 1},
+                                   unchecked=True)
+    assert not ok and "MemoryError" in r, r
