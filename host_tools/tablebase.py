@@ -1,0 +1,279 @@
+"""Endgame tables for the board: generate, check and probe (`mancala tablebase`).
+
+For each number of seeds n = 0, 1, ..., N, every arrangement of n stones in the
+12 pits (South to move; the tables are seen from the side to move) is valued
+under the project's rules core with empty stores, so the 25-stone and
+more-than-24 ends never fire inside the table (docs/ENGINE.md says why the
+values stay exact for the winner).  A move either leaves n stones on the board
+(a child of the same level) or fewer (a capture, a stone into a store: a lower
+level, already final) or ends the game.
+
+Values are found by retrograde iteration on each level: `lo` is what the side to
+move can force in finitely many moves, `hi` what the opponent can hold it to,
+starting from -inf / +inf and improved with lo(P) = max(g - hi(child)) and
+hi(P) = max(g - lo(child)) (an extra turn adds instead of subtracting) until
+nothing changes.  Where lo = hi the value is exact whatever the history (both
+forcing strategies strictly shorten the play, so no position repeats on them).
+Kalah, mangala and ranok cannot cycle inside a level (every move that keeps n
+stones moves them towards the mover's store), so every value there is exact;
+in oware stones can circle the board, and a position where best play cycles
+keeps lo < hi: its entry is "unknown" and the engine searches it as before.
+"""
+
+import argparse
+import hashlib
+import itertools
+import os
+import sys
+import time
+import zlib
+
+from mancala.rules import MASK, N_STORE, OVER, POS_LEN, S_STORE, SIDE, get_rules
+from mancala.tablebase import HEADER, OFFSET, UNKNOWN, Ranker, Table, TableError, header
+
+VARIANTS = ("ranok", "mangala", "kalah", "oware")
+# The seed-count variants of kalah play the same endgames: a table is over the
+# pits only, and kalah has no store threshold, so one table serves kalah3..kalah6.
+TABLE_OF = {"kalah3": "kalah", "kalah5": "kalah", "kalah6": "kalah"}
+
+NEG = -10000
+POS = 10000
+BIG = 1000  # |a value| beyond this is an infinity
+
+
+def table_variant(variant):
+    return TABLE_OF.get(variant, variant)
+
+
+def table_name(variant):
+    return "%s.tb" % table_variant(variant)
+
+
+def _level_children(rules, ranker, n):
+    """Children of every position of level n: (index, kind, gain) arrays, 6 per
+    position (kind 0 no move, 1 opponent to move, 2 same mover, 3 game over),
+    and the exact values of the positions that are over on entry."""
+    import numpy as np
+
+    first = ranker.first[n]
+    count = ranker.first[n + 1] - first
+    child = np.zeros((count, 6), dtype=np.int64)
+    kind = np.zeros((count, 6), dtype=np.int8)
+    gain = np.zeros((count, 6), dtype=np.int16)
+    over = np.zeros(count, dtype=bool)
+    over_value = np.zeros(count, dtype=np.int16)
+    pos = bytearray(POS_LEN)
+    kid = bytearray(POS_LEN)
+    rank = ranker.rank_position
+    move = rules.move
+    legal_mask = rules.legal_mask
+    finish = rules.finish_if_over
+    row = 0
+    # Lexicographic order of the counts = lexicographic order of the bar
+    # positions of the stars-and-bars picture: the rank order of mancala.tablebase.
+    for bars in itertools.combinations(range(n + 11), 11):
+        prev = -1
+        for j in range(11):
+            c = bars[j] - prev - 1
+            pos[j if j < 6 else j + 1] = c
+            prev = bars[j]
+        pos[12] = n + 10 - prev
+        pos[S_STORE] = 0
+        pos[N_STORE] = 0
+        pos[SIDE] = 0
+        pos[MASK] = legal_mask(pos)
+        if finish(pos):
+            over[row] = True
+            over_value[row] = pos[S_STORE] - pos[N_STORE]
+        else:
+            mask = pos[MASK]
+            for pit in range(6):
+                if mask >> pit & 1:
+                    kid[:] = pos
+                    flags = move(kid, pit)
+                    gain[row, pit] = kid[S_STORE] - kid[N_STORE]
+                    if flags & OVER:
+                        kind[row, pit] = 3
+                    else:
+                        kind[row, pit] = 2 if kid[SIDE] == 0 else 1
+                        child[row, pit] = rank(kid)
+        row += 1
+    assert row == count
+    return child, kind, gain, over, over_value
+
+
+def generate(variant, seeds, progress=None):
+    """The entry bytes (one per position, value + 128 or UNKNOWN) of `variant`
+    up to `seeds` stones, and per level (n, positions, unknown, rounds)."""
+    import numpy as np
+
+    rules = get_rules(table_variant(variant))
+    ranker = Ranker(seeds)
+    lo = np.full(ranker.size, NEG, dtype=np.int32)
+    hi = np.full(ranker.size, POS, dtype=np.int32)
+    stats = []
+    for n in range(seeds + 1):
+        t0 = time.monotonic()
+        a, b = ranker.first[n], ranker.first[n + 1]
+        child, kind, gain, over, over_value = _level_children(rules, ranker, n)
+        g = gain.astype(np.int32)
+        lo[a:b][over] = over_value[over]
+        hi[a:b][over] = over_value[over]
+        live = ~over
+        rounds = 0
+        while True:
+            rounds += 1
+            clo = lo[child]
+            chi = hi[child]
+            lo_c = np.where(kind == 1, g - chi, np.where(kind == 2, g + clo, g))
+            hi_c = np.where(kind == 1, g - clo, np.where(kind == 2, g + chi, g))
+            lo_c = np.where(lo_c < -BIG, NEG, lo_c)
+            hi_c = np.where(hi_c > BIG, POS, hi_c)
+            lo_c[kind == 0] = NEG
+            hi_c[kind == 0] = NEG
+            new_lo = lo_c.max(axis=1)
+            new_hi = hi_c.max(axis=1)
+            old_lo = lo[a:b][live]
+            old_hi = hi[a:b][live]
+            nl = new_lo[live]
+            nh = new_hi[live]
+            if np.array_equal(nl, old_lo) and np.array_equal(nh, old_hi):
+                break
+            seg_lo = lo[a:b]
+            seg_hi = hi[a:b]
+            seg_lo[live] = nl
+            seg_hi[live] = nh
+        unknown = int(np.count_nonzero(lo[a:b] != hi[a:b]))
+        stats.append((n, b - a, unknown, rounds, time.monotonic() - t0))
+        if progress is not None:
+            progress(n, seeds, b - a, unknown, rounds, time.monotonic() - t0)
+    exact = lo == hi
+    out = np.where(exact, lo + OFFSET, UNKNOWN).astype(np.uint8)
+    return out.tobytes(), stats
+
+
+def table_bytes(variant, seeds, progress=None):
+    entries, stats = generate(variant, seeds, progress)
+    crc = zlib.crc32(entries) & 0xFFFFFFFF
+    return bytes(header(table_variant(variant), seeds, len(entries), crc)) + entries, stats
+
+
+def write_table(path, variant, seeds, progress=None):
+    data, stats = table_bytes(variant, seeds, progress)
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+    return data, stats
+
+
+def load_table(path, variant=None, check=True):
+    """A Table over a PC file (the same reader the board uses)."""
+    f = open(path, "rb")
+    try:
+        return Table(f, variant, check)
+    except Exception:
+        f.close()
+        raise
+
+
+class MemoryTable(Table):
+    """A table held in memory (PC tools and tests): the same lookups."""
+
+    def __init__(self, data, variant=None):
+        import io
+
+        Table.__init__(self, io.BytesIO(data), variant, check=True)
+
+
+# -- the command -----------------------------------------------------------------
+
+
+def _progress_printer(variant, stream):
+    def show(n, seeds, count, unknown, rounds, secs):
+        extra = ", %d unknown" % unknown if unknown else ""
+        print("tablebase %s: %2d/%d seeds: %9d positions, %3d rounds, %6.1f s%s"
+              % (variant, n, seeds, count, rounds, secs, extra), file=stream, flush=True)
+    return show
+
+
+def _positive_seeds(text):
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("seeds must be a whole number, not %r" % text) from None
+    if not 0 <= v <= 16:
+        raise argparse.ArgumentTypeError("seeds must be 0 to 16, not %d" % v)
+    return v
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="mancala tablebase",
+                                description="Endgame tables: build, verify, probe.")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build", help="compute tables")
+    b.add_argument("variants", nargs="*", default=list(VARIANTS),
+                   help="ranok, mangala, kalah, oware (default: all)")
+    b.add_argument("--seeds", type=_positive_seeds, default=8,
+                   help="the most seeds on the board (default 8)")
+    b.add_argument("--out", default="build/tables", help="folder (default build/tables)")
+    v = sub.add_parser("verify", help="check table files (header, size, CRC)")
+    v.add_argument("files", nargs="+")
+    q = sub.add_parser("probe", help="the exact value of a position")
+    q.add_argument("position", nargs="+", help="e.g. kalah 0,0,1,0,0,2,20,1,0,0,0,0,1,23 S")
+    q.add_argument("--dir", default="build/tables")
+    a = p.parse_args(argv)
+    if a.cmd == "build":
+        os.makedirs(a.out, exist_ok=True)
+        for variant in a.variants:
+            if variant not in VARIANTS and variant not in TABLE_OF:
+                print("mancala tablebase: error: unknown variant %r (expected one of: %s)"
+                      % (variant, ", ".join(VARIANTS)), file=sys.stderr)
+                return 2
+            path = os.path.join(a.out, table_name(variant))
+            t0 = time.monotonic()
+            data, stats = write_table(path, variant, a.seeds,
+                                      _progress_printer(table_variant(variant), sys.stderr))
+            unknown = sum(s[2] for s in stats)
+            print("%s: %d entries, %d bytes, %d unknown, sha256 %s, %.1f s"
+                  % (path, len(data) - HEADER, len(data), unknown,
+                     hashlib.sha256(data).hexdigest(), time.monotonic() - t0))
+        return 0
+    if a.cmd == "verify":
+        bad = 0
+        for path in a.files:
+            try:
+                t = load_table(path)
+                print("%s: ok (%s, up to %d seeds, %d entries)" % (path, t.variant, t.seeds, t.entries))
+                t.close()
+            except (OSError, TableError) as e:
+                print("%s: damaged: %s" % (path, e))
+                bad += 1
+        return 1 if bad else 0
+    from mancala.notation import NotationError, parse_position
+
+    try:
+        rules, pos = parse_position(" ".join(a.position))
+    except NotationError as e:
+        print("mancala tablebase: error: %s" % e, file=sys.stderr)
+        return 2
+    path = os.path.join(a.dir, table_name(rules.id))
+    try:
+        t = load_table(path)
+    except (OSError, TableError) as e:
+        print("mancala tablebase: error: %s: %s (build it with `make tablebase`)" % (path, e),
+              file=sys.stderr)
+        return 2
+    v = t.value(pos)
+    if v is None:
+        print("not in the table (more than %d seeds, or an oware cycle)" % t.seeds)
+        return 1
+    own = pos[N_STORE] if pos[SIDE] else pos[S_STORE]
+    opp = pos[S_STORE] if pos[SIDE] else pos[N_STORE]
+    print("exact: the side to move gains %+d stones more than the opponent from here;"
+          " final store difference %+d" % (v, own - opp + v))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
