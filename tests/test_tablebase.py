@@ -10,8 +10,8 @@ import pytest
 
 from host_tools import mpvm
 from host_tools.tablebase import (
-    MemoryTable,
     VARIANTS,
+    MemoryTable,
     generate,
     main,
     table_bytes,
