@@ -31,6 +31,12 @@ PICO_SLOWDOWN = 55
 def parse_player(text):
     """'master' | 'nodes:N' | 'N' | 'openspiel-mcts:SIMS' -> (kind, value)."""
     t = text.strip().lower()
+    if "+tables" in t:  # e.g. master+tables or nodes:2000+tables:build/tables
+        base, _, where = text.strip().partition("+tables")
+        kind, value = parse_player(base)
+        if kind == "mcts":
+            raise ValueError("endgame tables are for the engine's players, not %r" % text)
+        return (kind + "+tables", (value, where.lstrip(":") or "build/tables"))
     if t in LEVELS:
         return ("level", t)
     if t.startswith("openspiel-mcts:"):
@@ -48,6 +54,13 @@ class EnginePlayer:
         self.kind, self.value = spec
         self.engine = Engine(rules, tt_bits=tt_bits, seed=seed)
         self.engine.keep = True  # as on the board: one table for the whole game
+        if self.kind.endswith("+tables"):
+            from host_tools.tablebase import load_table, table_name
+
+            self.kind = self.kind[:-7]
+            self.value, where = self.value
+            self.engine.set_table(load_table(os.path.join(where, table_name(rules.id)),
+                                             check=False))
 
     def move(self, game, history):
         if self.kind == "level":

@@ -219,6 +219,9 @@ def main(argv=None):
     b.add_argument("--out", default="build/tables", help="folder (default build/tables)")
     v = sub.add_parser("verify", help="check table files (header, size, CRC)")
     v.add_argument("files", nargs="+")
+    be = sub.add_parser("bench", help="a lookup's cost against a search node (MicroPython VM)")
+    be.add_argument("--dir", default="build/tables")
+    be.add_argument("--nodes", type=int, default=3000)
     q = sub.add_parser("probe", help="the exact value of a position")
     q.add_argument("position", nargs="+", help="e.g. kalah 0,0,1,0,0,2,20,1,0,0,0,0,1,23 S")
     q.add_argument("--dir", default="build/tables")
@@ -250,6 +253,9 @@ def main(argv=None):
                 print("%s: damaged: %s" % (path, e))
                 bad += 1
         return 1 if bad else 0
+    if a.cmd == "bench":
+        bench(a.dir, a.nodes)
+        return 0
     from mancala.notation import NotationError, parse_position
 
     try:
@@ -273,6 +279,65 @@ def main(argv=None):
     print("exact: the side to move gains %+d stones more than the opponent from here;"
           " final store difference %+d" % (v, own - opp + v))
     return 0
+
+
+# -- what a lookup costs (mancala tablebase bench) ----------------------------------
+
+BENCH_CODE = """
+import time
+from mancala.engine import Engine
+from mancala.rules import get_rules
+from mancala.notation import parse_position
+from mancala.tablebase import open_table
+rules, pos = parse_position(%r)
+t = open_table(%r, rules.name)
+small = rules.new_position([1, 0, 0, 1, 0, 2, 21, 1, 0, 0, 0, 0, 0, 22], 0)  # in the table
+n = 0
+t0 = time.ticks_ms()
+while time.ticks_diff(time.ticks_ms(), t0) < 300:
+    t.probe(small)
+    n += 1
+look = n * 1000 // max(1, time.ticks_diff(time.ticks_ms(), t0))
+rates = []
+for use in (0, 1):
+    e = Engine(rules, tt_bits=10)
+    if use:
+        e.set_table(t)
+    t0 = time.ticks_ms()
+    e.search(pos, nodes=%d)
+    ms = max(1, time.ticks_diff(time.ticks_ms(), t0))
+    rates.append((e.nodes * 1000 // ms, e.depth, e.score))
+print("BENCH", look, rates[0][0], rates[0][1], rates[0][2], rates[1][0], rates[1][1], rates[1][2])
+"""
+
+BENCH_POSITIONS = {
+    "kalah": "kalah 2,1,3,0,2,1,20,1,2,0,3,1,0,12 S",
+    "mangala": "mangala 1,2,0,3,1,1,20,2,1,0,0,2,1,14 S",
+    "ranok": "ranok 1,0,2,1,3,1,20,1,2,0,1,2,0,14 S",
+    "oware": "oware 1,2,0,3,1,1,18,2,1,0,0,2,1,16 S",
+}
+
+
+def bench(tables_dir, nodes=3000, out=sys.stdout):
+    """Lookups per second against search nodes per second, with and without the
+    table, in the MicroPython VM (endgames of 14-16 seeds: part of the search
+    reaches the table)."""
+    from host_tools import mpvm
+
+    print("MicroPython VM; endgames of 14-16 seeds, %d nodes a search" % nodes, file=out)
+    print("variant  lookups/s  nodes/s plain  nodes/s table  lookup/node  depth plain/table",
+          file=out)
+    for variant, text in BENCH_POSITIONS.items():
+        path = os.path.join(tables_dir, table_name(variant))
+        if not os.path.exists(path):
+            print("%-8s (no table at %s)" % (variant, path), file=out)
+            continue
+        code = BENCH_CODE % (text, "/t/" + table_name(variant), nodes)
+        res = mpvm.run(code, mounts=[(os.path.abspath(tables_dir), "/t")])
+        w = [ln.split() for ln in res.splitlines() if ln.startswith("BENCH")][0]
+        look, plain, pd, _ps, with_t, td, _ts = (int(x) for x in w[1:])
+        print("%-8s %9d  %13d  %13d  %10.2fx  %d/%d"
+              % (variant, look, plain, with_t, plain / look, pd, td), file=out)
 
 
 if __name__ == "__main__":

@@ -345,3 +345,137 @@ def test_all_variants_build_small():
     for v in VARIANTS:
         data, stats = table_bytes(v, 2)
         assert len(data) == HEADER + Ranker(2).size
+
+
+# -- the engine with a table ------------------------------------------------------------
+
+# Endgames where the move that gains at once (an extra turn or a capture) loses:
+# (position, the greedy move, the best moves, the final store difference with best play)
+NOT_GREEDY = [
+    ("kalah 1,0,0,1,0,2,21,1,0,0,0,0,0,22 S", 6, {1}, 4),
+    ("mangala 0,0,1,1,0,1,21,0,1,1,0,0,0,22 S", 4, {3, 6}, 0),
+    ("ranok 0,0,1,1,1,1,21,0,0,0,0,0,1,22 S", 6, {5}, 1),
+]
+
+
+def exact_children(rules, table, pos):
+    """{pit 1..6: final store difference, mover's view} by the table."""
+    out = {}
+    me = pos[SIDE]
+    for k in range(6):
+        if pos[MASK] >> k & 1:
+            c = bytearray(pos)
+            if rules.move(c, k) & OVER:
+                d = c[S_STORE] - c[N_STORE]
+            else:
+                tv = table.value(c)
+                if tv is None:  # an oware cycle
+                    out[k + 1] = None
+                    continue
+                d = c[S_STORE] - c[N_STORE] + (-tv if c[SIDE] else tv)
+            out[k + 1] = -d if me else d
+    return out
+
+
+@pytest.mark.parametrize("text,greedy,best,final", NOT_GREEDY)
+def test_engine_with_table_finds_the_exact_value(text, greedy, best, final):
+    from mancala.engine import Engine
+    from mancala.notation import parse_position
+
+    rules, pos = parse_position(text)
+    table = MemoryTable(built(rules.name)[0], rules.name)
+    kids = exact_children(rules, table, pos)
+    assert {k for k, v in kids.items() if v == max(kids.values())} == best
+    assert greedy not in best and max(kids.values()) == final
+    # the plain search agrees (the table is not checked against itself)
+    assert plain_value(rules, pos) == final
+    e = Engine(rules, tt_bits=10)
+    e.set_table(table)
+    m = e.search(pos, level="master")
+    assert m + 1 in best and e.score == final
+    assert e.depth == 1 and e.nodes <= 6  # every child is in the table: one iteration
+    assert e.hint(pos) + 1 in best
+    g, loss, _ = e.grade(pos, greedy - 1)
+    assert loss == final - kids[greedy] and g > 0
+
+
+def _endgames(variant, count, seeds, seed):
+    """Positions with at most `seeds` stones on the board from games the engine's
+    levels played against each other (the board's own kind of endgame)."""
+    from mancala.engine import Engine
+
+    rules = get_rules(variant)
+    rng = random.Random(seed)
+    engines = [Engine(rules, tt_bits=8, seed=s) for s in (1, 2)]
+    found = []
+    while len(found) < count:
+        pos = rules.start()
+        levels = (rng.choice(("beginner", "amateur")), rng.choice(("beginner", "amateur")))
+        while pos[MASK]:
+            if rules.total - pos[S_STORE] - pos[N_STORE] <= seeds:
+                found.append(bytearray(pos))
+                break
+            m = engines[pos[SIDE]].search(pos, level=levels[pos[SIDE]])
+            rules.move(pos, m)
+    return rules, found
+
+
+@pytest.mark.parametrize("variant", ["kalah", "mangala", "ranok", "oware"])
+def test_master_with_table_plays_every_endgame_perfectly(variant):
+    from mancala.engine import Engine
+
+    rules, endgames = _endgames(variant, 20, SEEDS, seed=len(variant))
+    table = MemoryTable(built(variant)[0], variant)
+    e = Engine(rules, tt_bits=10)
+    e.set_table(table)
+    perfect = known = 0
+    for pos in endgames:
+        if table.value(pos) is None:  # an oware cycle: the engine searches as before
+            continue
+        kids = exact_children(rules, table, pos)
+        if None in kids.values():
+            continue
+        known += 1
+        m = e.search(pos, level="master")
+        perfect += kids[m + 1] == max(kids.values())
+    assert perfect == known and known >= (20 if variant != "oware" else 1)
+
+
+def test_lower_levels_keep_their_mistakes():
+    from mancala.engine import Engine
+    from mancala.notation import parse_position
+
+    rules, pos = parse_position(NOT_GREEDY[0][0])
+    e = Engine(rules, tt_bits=10, seed=3)
+    e.set_table(MemoryTable(built("kalah")[0], "kalah"))
+    e.search(pos, level="beginner")
+    assert e.depth > 1  # searched as without a table, not looked up
+
+
+# -- on the board ---------------------------------------------------------------------------
+
+
+def test_board_engine_gets_its_table_and_plays_on_without_a_bad_one():
+    from board_helpers import board
+
+    from host_tools.fakes.memfs import MemFs
+    from mancala.engine import Engine
+    from mancala.tablebase import board_path
+
+    fs = MemFs()
+    fs.files[board_path("kalah")] = built("kalah", 4)[0]
+    b = board(fs=fs, engine_cls=Engine, variant="kalah", opponent=3)
+    b.app.new_game()  # what the menu's start does
+    app = b.app
+    assert app.engine is not None and app.engine.table is not None
+    assert app.engine.table.seeds == 4
+    # a damaged table: said on the console, the engine has none, the game goes on
+    bad = bytearray(built("kalah", 4)[0])
+    bad[HEADER + 5] ^= 1
+    fs2 = MemFs()
+    fs2.files[board_path("kalah")] = bytes(bad)
+    b2 = board(fs=fs2, engine_cls=Engine, variant="kalah", opponent=3)
+    b2.app.new_game()
+    assert b2.until(("select", "think", "show"), 5000)
+    assert b2.app.engine.table is None
+    assert any("CRC" in line and "without it" in line for line in b2.lines)

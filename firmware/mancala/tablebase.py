@@ -187,6 +187,7 @@ class Table:
     def __init__(self, f, variant=None, check=True, chunk=None):
         self.f = f
         self.buf = bytearray(1)
+        self.last = UNKNOWN
         h = bytearray(HEADER)
         if f.readinto(h) != HEADER or h[0:4] != MAGIC:
             raise TableError("not a table file")
@@ -237,6 +238,15 @@ class Table:
             return UNKNOWN
         return self.buf[0]
 
+    def probe(self, pos):
+        """The entry byte of `pos` (value + OFFSET), also kept in `last`;
+        UNKNOWN when it holds more than `seeds` stones or has no exact value.
+        (The engine's form of value(): no None, nothing allocated.)"""
+        idx = self.ranker.rank_position(pos)
+        b = UNKNOWN if idx < 0 else self.value_at(idx)
+        self.last = b
+        return b
+
     def value(self, pos):
         """Future score of the side to move in stones, or None (too many seeds,
         or no exact value)."""
@@ -256,10 +266,19 @@ def _halves(v):
     return v & 0xFFFF, v >> 16 & 0xFFFF
 
 
-def open_table(path, variant=None, check=True, log=None):
-    """The table at `path`, or None when it is missing or damaged (said on `log`)."""
+TABLE_DIR = "/tables"  # on the board: outside the application slots (docs/UPDATING.md)
+
+
+def board_path(variant):
+    """Where the board keeps the table of a rule set (kalah3..kalah6 share kalah's)."""
+    return TABLE_DIR + "/" + variant + ".tb"
+
+
+def open_table(path, variant=None, check=True, log=None, opener=None):
+    """The table at `path`, or None when it is missing or damaged (said on `log`).
+    `opener(path)` opens it for reading (the board's filesystem; default open)."""
     try:
-        f = open(path, "rb")
+        f = opener(path) if opener is not None else open(path, "rb")
     except OSError:
         if log is not None:
             log("tables: no %s; playing on without it" % path)
