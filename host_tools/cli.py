@@ -150,6 +150,7 @@ LAZY = {
     "pull": ("host_tools.board_games", "pull_games_main"),
     "analyse": ("host_tools.board_games", "analyse_main"),
     "flash": ("host_tools.flash_micropython", "flash_main"),
+    "tablebase": ("host_tools.tablebase", "main"),
 }
 
 HELP = """usage: mancala COMMAND ...
@@ -159,6 +160,7 @@ rules:   show POS|RECORD [--json]      the board drawn, plus the position text
          play VARIANT MOVE... | RECORD | -  [--json]   the final position
          perft POS|VARIANT DEPTH       move-sequence count (last line)
 engine:  engine | best POS [--level L|--nodes N] | match A B --variant V --games N | bench
+         tablebase build|verify|probe|bench   endgame tables (make tablebase)
 board:   sim [--headless]              the simulated board (make play)
          deploy | pull | analyse RECORD | flash   update a board, bring back its games
 Run `mancala COMMAND --help` for a command's options."""

@@ -55,12 +55,15 @@ class EnginePlayer:
         self.engine = Engine(rules, tt_bits=tt_bits, seed=seed)
         self.engine.keep = True  # as on the board: one table for the whole game
         if self.kind.endswith("+tables"):
-            from host_tools.tablebase import load_table, table_name
+            from host_tools.tablebase import best_built, load_table
 
             self.kind = self.kind[:-7]
             self.value, where = self.value
-            self.engine.set_table(load_table(os.path.join(where, table_name(rules.id)),
-                                             check=False))
+            path = best_built(rules.id, where)
+            if path is None:
+                raise ValueError("no %s table in %s: build it with `make tablebase`"
+                                 % (rules.name, where))
+            self.engine.set_table(load_table(path, check=False))
 
     def move(self, game, history):
         if self.kind == "level":

@@ -41,6 +41,79 @@ POS = 10000
 BIG = 1000  # |a value| beyond this is an infinity
 
 
+# -- which tables each board carries --------------------------------------------------
+#
+# The filesystem of each chip (KiB): a Pico's littlefs is 1408 KiB of its 2 MB flash;
+# ESP32_GENERIC's 4 MB flash gives MicroPython a 2 MiB vfs partition.  From it:
+# both application slots (the firmware is about 60 KB of .mpy; 100 KiB each leaves
+# it room to grow), the player's data (settings, the game, 50 finished games of one
+# 4 KiB littlefs block each: 220 KiB) and a margin of 128 KiB for updates.
+FS_KIB = {"rp2": 1408, "esp32": 2048}
+SLOT_KIB = 100
+DATA_KIB = 220
+MARGIN_KIB = 128
+# Seeds per variant and board, the largest that fit (tests/test_tablebase.py checks
+# the sum).  Oware's tables are left off the Pico: with up to 8 seeds only 8% of
+# their positions have an exact value (the rest depend on how a cycle ends).
+BOARD_SEEDS = {
+    "rp2": {"kalah": 9, "mangala": 9, "ranok": 8},
+    "esp32": {"kalah": 10, "mangala": 9, "ranok": 9, "oware": 8},
+}
+
+# sha256 of whole table files (header included): generation is deterministic, so
+# a build that differs means the rules core changed (or the generator did).
+KNOWN_SHA256 = {
+    ("kalah", 8): "75b9e78e9928023a6f49ab3967791fdfc33c5483d3bf1874d15a19a695b769d1",
+    ("mangala", 8): "c5e4614de07c94c6a5955d9e754cb478c74af5b2f3faaf8d240b4daabf4de731",
+    ("ranok", 8): "2b0f82dc9ca1fe75960b3f33bce9d81bbc136995d08f65894d2033986260a2e2",
+    ("oware", 8): "24c77f46c14fb7d7776f52c98ae6169ca4dccfdd592c7de5df506971a0b63b04",
+    ("kalah", 9): "5555ced540334cb5b477fa7d3a3cc977e5c69551f09102273b46f758c8e81c6a",
+    ("mangala", 9): "f13c9dfbd878d14ca9c53ba08ac8d214d8edc2043323d540f95849aaaa4529c5",
+    ("ranok", 9): "9680e22769a60414cc14d39229cc893576e09992c011507309fd447893280475",
+    ("kalah", 10): "d668dd6d5a93d50fd7ea9e8a7eee3aa4eaa3996fcf810bdcdb6c9924f799319e",
+    ("mangala", 10): "5de0548aac1bfb808fe931cc0dd1d0a42064c086f06cd103a8b7521d305d90b9",
+    ("ranok", 10): "fe39fa4e55956fcf94239e3b82ac6f666562a1897980ab7d497c9f41277abad7",
+    ("oware", 10): "41cfd490481ae51e24bd2bee60e2fe843c017eef46cddfce4947c7eb03fcc9e2",
+}
+TABLES_DIR = "build/tables"
+
+
+def table_bytes_size(seeds):
+    return HEADER + Ranker(seeds).size
+
+
+def board_plan(platform):
+    """{variant: seeds} for a board ('rp2' or 'esp32'), and the KiB it leaves free."""
+    plan = BOARD_SEEDS[platform]
+    used = sum(table_bytes_size(n) for n in plan.values()) / 1024
+    left = FS_KIB[platform] - 2 * SLOT_KIB - DATA_KIB - MARGIN_KIB - used
+    return plan, left
+
+
+def built_path(variant, seeds, where=TABLES_DIR):
+    """Where `make tablebase` keeps a table on the PC."""
+    return os.path.join(where, "%s-%d.tb" % (table_variant(variant), seeds))
+
+
+def best_built(variant, where=TABLES_DIR):
+    """The largest built table of a variant on the PC, or None (PC tools)."""
+    name = table_variant(variant)
+    best = None
+    try:
+        files = os.listdir(where)
+    except OSError:
+        return None
+    for f in files:
+        if f.startswith(name + "-") and f.endswith(".tb"):
+            try:
+                n = int(f[len(name) + 1:-3])
+            except ValueError:
+                continue
+            if best is None or n > best[0]:
+                best = (n, os.path.join(where, f))
+    return best[1] if best else None
+
+
 def table_variant(variant):
     return TABLE_OF.get(variant, variant)
 
@@ -207,41 +280,80 @@ def _positive_seeds(text):
     return v
 
 
+def _wanted(variants, seeds):
+    """(variant, seeds) pairs to build: the boards' plans unless told."""
+    pairs = []
+    for platform in sorted(BOARD_SEEDS):
+        for v, n in sorted(BOARD_SEEDS[platform].items()):
+            if (not variants or v in variants) and (v, n) not in pairs:
+                pairs.append((v, n if seeds is None else seeds))
+    for v in variants:
+        if seeds is not None and (table_variant(v), seeds) not in pairs:
+            pairs.append((table_variant(v), seeds))
+        elif not any(p[0] == table_variant(v) for p in pairs):
+            pairs.append((table_variant(v), 8))
+    return sorted(set(pairs))
+
+
+def _build(a):
+    for variant in a.variants:
+        if variant not in VARIANTS and variant not in TABLE_OF:
+            print("mancala tablebase: error: unknown variant %r (expected one of: %s)"
+                  % (variant, ", ".join(VARIANTS)), file=sys.stderr)
+            return 2
+    os.makedirs(a.out, exist_ok=True)
+    for variant, seeds in _wanted(a.variants, a.seeds):
+        path = built_path(variant, seeds, a.out)
+        if os.path.exists(path) and not a.force:
+            try:
+                load_table(path, variant).close()
+                print("%s: present and sound (--force builds it again)" % path)
+                continue
+            except (OSError, TableError) as e:
+                print("%s: %s; building it again" % (path, e))
+        t0 = time.monotonic()
+        data, stats = write_table(path, variant, seeds,
+                                  _progress_printer(variant, sys.stderr))
+        unknown = sum(s[2] for s in stats)
+        digest = hashlib.sha256(data).hexdigest()
+        known = KNOWN_SHA256.get((variant, seeds))
+        note = ("matches the recorded hash" if known == digest else
+                "no recorded hash" if known is None else
+                "DIFFERS from the recorded hash %s (rules or generator changed)" % known[:16])
+        print("%s: %d entries, %d bytes, %d without an exact value, %.1f s, sha256 %s (%s)"
+              % (path, len(data) - HEADER, len(data), unknown, time.monotonic() - t0,
+                 digest[:16], note))
+        if known is not None and known != digest:
+            return 1
+    return 0
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog="mancala tablebase",
                                 description="Endgame tables: build, verify, probe.")
     sub = p.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build", help="compute tables")
-    b.add_argument("variants", nargs="*", default=list(VARIANTS),
-                   help="ranok, mangala, kalah, oware (default: all)")
-    b.add_argument("--seeds", type=_positive_seeds, default=8,
-                   help="the most seeds on the board (default 8)")
-    b.add_argument("--out", default="build/tables", help="folder (default build/tables)")
+    b.add_argument("variants", nargs="*", default=[],
+                   help="ranok, mangala, kalah, oware (default: every table of the boards)")
+    b.add_argument("--seeds", type=_positive_seeds, default=None,
+                   help="the most seeds on the board (default: what each board carries)")
+    b.add_argument("--out", default=TABLES_DIR, help="folder (default %s)" % TABLES_DIR)
+    b.add_argument("--force", action="store_true", help="build again even if present")
     v = sub.add_parser("verify", help="check table files (header, size, CRC)")
     v.add_argument("files", nargs="+")
     be = sub.add_parser("bench", help="a lookup's cost against a search node (MicroPython VM)")
-    be.add_argument("--dir", default="build/tables")
+    be.add_argument("--dir", default=TABLES_DIR)
     be.add_argument("--nodes", type=int, default=3000)
+    ps = sub.add_parser("perfect", help="share of perfect endgame moves, with and without")
+    ps.add_argument("variant")
+    ps.add_argument("--dir", default=TABLES_DIR)
+    ps.add_argument("--games", type=int, default=40)
     q = sub.add_parser("probe", help="the exact value of a position")
     q.add_argument("position", nargs="+", help="e.g. kalah 0,0,1,0,0,2,20,1,0,0,0,0,1,23 S")
-    q.add_argument("--dir", default="build/tables")
+    q.add_argument("--dir", default=TABLES_DIR)
     a = p.parse_args(argv)
     if a.cmd == "build":
-        os.makedirs(a.out, exist_ok=True)
-        for variant in a.variants:
-            if variant not in VARIANTS and variant not in TABLE_OF:
-                print("mancala tablebase: error: unknown variant %r (expected one of: %s)"
-                      % (variant, ", ".join(VARIANTS)), file=sys.stderr)
-                return 2
-            path = os.path.join(a.out, table_name(variant))
-            t0 = time.monotonic()
-            data, stats = write_table(path, variant, a.seeds,
-                                      _progress_printer(table_variant(variant), sys.stderr))
-            unknown = sum(s[2] for s in stats)
-            print("%s: %d entries, %d bytes, %d unknown, sha256 %s, %.1f s"
-                  % (path, len(data) - HEADER, len(data), unknown,
-                     hashlib.sha256(data).hexdigest(), time.monotonic() - t0))
-        return 0
+        return _build(a)
     if a.cmd == "verify":
         bad = 0
         for path in a.files:
@@ -256,6 +368,9 @@ def main(argv=None):
     if a.cmd == "bench":
         bench(a.dir, a.nodes)
         return 0
+    if a.cmd == "perfect":
+        perfect_share(table_variant(a.variant), a.dir, a.games)
+        return 0
     from mancala.notation import NotationError, parse_position
 
     try:
@@ -263,7 +378,11 @@ def main(argv=None):
     except NotationError as e:
         print("mancala tablebase: error: %s" % e, file=sys.stderr)
         return 2
-    path = os.path.join(a.dir, table_name(rules.id))
+    path = best_built(rules.id, a.dir)
+    if path is None:
+        print("mancala tablebase: error: no %s table in %s (build it with `make tablebase`)"
+              % (table_variant(rules.id), a.dir), file=sys.stderr)
+        return 2
     try:
         t = load_table(path)
     except (OSError, TableError) as e:
@@ -318,6 +437,68 @@ BENCH_POSITIONS = {
 }
 
 
+def exact_moves(rules, table, pos):
+    """{pit: the final store difference after it, mover's view} by the table, or
+    None when a child has no exact value."""
+    from mancala.rules import OVER as _OVER
+
+    me = pos[SIDE]
+    out = {}
+    for k in range(6):
+        if pos[MASK] >> k & 1:
+            c = bytearray(pos)
+            if rules.move(c, k) & _OVER:
+                d = c[S_STORE] - c[N_STORE]
+            else:
+                tv = table.value(c)
+                if tv is None:
+                    return None
+                d = c[S_STORE] - c[N_STORE] + (-tv if c[SIDE] else tv)
+            out[k] = -d if me else d
+    return out
+
+
+def perfect_share(variant, tables_dir, games=40, seed=1, out=sys.stdout):
+    """Games between the levels (each side a random level, as people meet the
+    board); at every position within the table, is Master's move perfect, with
+    and without the table?  Only positions where the moves differ in value count.
+    Returns (positions, perfect without, perfect with)."""
+    import random
+
+    from mancala.engine import LEVELS, Engine
+
+    rules = get_rules(variant)
+    path = best_built(variant, tables_dir)
+    if path is None:
+        raise SystemExit("no %s table in %s" % (variant, tables_dir))
+    table = load_table(path)
+    rng = random.Random(seed)
+    players = [Engine(rules, tt_bits=12, seed=s) for s in (1, 2)]
+    plain = Engine(rules, tt_bits=12, seed=3)
+    with_t = Engine(rules, tt_bits=12, seed=4)
+    with_t.set_table(table)
+    seen = good_plain = good_table = 0
+    for _g in range(games):
+        pos = rules.start()
+        levels = (rng.choice(LEVELS), rng.choice(LEVELS))
+        while pos[MASK]:
+            if rules.total - pos[S_STORE] - pos[N_STORE] <= table.seeds:
+                kids = exact_moves(rules, table, pos)
+                # only real choices: a forced move, or moves all worth the same,
+                # would count as perfect whatever was played
+                if kids is not None and len(set(kids.values())) > 1:
+                    best = max(kids.values())
+                    seen += 1
+                    good_plain += kids[plain.search(pos, level="master")] == best
+                    good_table += kids[with_t.search(pos, level="master")] == best
+            rules.move(pos, players[pos[SIDE]].search(pos, level=levels[pos[SIDE]]))
+    print("%s (table up to %d seeds): %d choices within the table from %d games; Master "
+          "plays a perfect move in %.1f%% without the table, %.1f%% with it"
+          % (variant, table.seeds, seen, games, 100.0 * good_plain / max(1, seen),
+             100.0 * good_table / max(1, seen)), file=out)
+    return seen, good_plain, good_table
+
+
 def bench(tables_dir, nodes=3000, out=sys.stdout):
     """Lookups per second against search nodes per second, with and without the
     table, in the MicroPython VM (endgames of 14-16 seeds: part of the search
@@ -328,11 +509,11 @@ def bench(tables_dir, nodes=3000, out=sys.stdout):
     print("variant  lookups/s  nodes/s plain  nodes/s table  lookup/node  depth plain/table",
           file=out)
     for variant, text in BENCH_POSITIONS.items():
-        path = os.path.join(tables_dir, table_name(variant))
-        if not os.path.exists(path):
+        path = best_built(variant, tables_dir)
+        if path is None:
             print("%-8s (no table at %s)" % (variant, path), file=out)
             continue
-        code = BENCH_CODE % (text, "/t/" + table_name(variant), nodes)
+        code = BENCH_CODE % (text, "/t/" + os.path.basename(path), nodes)
         res = mpvm.run(code, mounts=[(os.path.abspath(tables_dir), "/t")])
         w = [ln.split() for ln in res.splitlines() if ln.startswith("BENCH")][0]
         look, plain, pd, _ps, with_t, td, _ts = (int(x) for x in w[1:])

@@ -278,7 +278,9 @@ def test_cli_build_verify_probe(tmp_path, capsys):
     out = str(tmp_path)
     assert main(["build", "kalah", "--seeds", "4", "--out", out]) == 0
     assert "sha256" in capsys.readouterr().out
-    path = os.path.join(out, "kalah.tb")
+    path = os.path.join(out, "kalah-4.tb")
+    assert main(["build", "kalah", "--seeds", "4", "--out", out]) == 0
+    assert "present and sound" in capsys.readouterr().out
     assert main(["verify", path]) == 0
     # South: 1 stone in pit 6 (into the store: extra turn), then pit 5's stone
     assert main(["probe", "kalah", "0,0,0,0,1,1,20,1,0,0,0,0,0,25", "S", "--dir", out]) == 0
@@ -339,6 +341,24 @@ def test_reader_in_micropython(tmp_path):
     assert int(v[2]) == 0  # no allocation per lookup
     assert v[3] == v[4]
     assert "CRC" in out and out.strip().endswith("B True")
+
+
+@pytest.mark.parametrize("platform", ["rp2", "esp32"])
+def test_board_plans_fit_the_flash(platform):
+    from host_tools.tablebase import BOARD_SEEDS, board_plan
+
+    plan, left = board_plan(platform)
+    assert plan == BOARD_SEEDS[platform] and left >= 0
+    assert plan["kalah"] >= 9
+
+
+def test_recorded_hash_matches_a_fresh_build():
+    import hashlib
+
+    from host_tools.tablebase import KNOWN_SHA256
+
+    data = table_bytes("kalah", 8)[0]
+    assert hashlib.sha256(data).hexdigest() == KNOWN_SHA256[("kalah", 8)]
 
 
 def test_all_variants_build_small():
