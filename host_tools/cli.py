@@ -222,6 +222,7 @@ LAZY = {
     "pull": ("host_tools.board_games", "pull_games_main"),
     "analyse": ("host_tools.board_games", "analyse_main"),
     "flash": ("host_tools.flash_micropython", "flash_main"),
+    "tablebase": ("host_tools.tablebase", "main"),
 }
 
 HELP = """usage: mancala COMMAND ...
@@ -234,6 +235,7 @@ engine:  engine                        the engine's line protocol (docs/ENGINE.m
          best POS|RECORD... [--level L|--nodes N]   the best move of each
          match A B [--variant V] [--games N]   a match between two players
          bench                         node rates, heap, seconds per move on a Pico
+         tablebase build|verify|probe|perfect|bench   endgame tables (make tablebase)
 board:   sim [--headless]              the simulated board (make play)
          deploy | pull | analyse RECORD|FILE|- | flash   update a board, grade its games
 Every error is one line on stderr, `mancala COMMAND: error: ...`; the exit status is

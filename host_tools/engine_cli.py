@@ -38,6 +38,12 @@ seed_type = int_type("--seed", 0, MAX_SEED)
 def parse_player(text):
     """'master' | 'nodes:N' | 'N' | 'openspiel-mcts:SIMS' -> (kind, value)."""
     t = text.strip().lower()
+    if "+tables" in t:  # e.g. master+tables or nodes:2000+tables:build/tables
+        base, _, where = text.strip().partition("+tables")
+        kind, value = parse_player(base)
+        if kind == "mcts":
+            raise ValueError("endgame tables are for the engine's players, not %r" % text)
+        return (kind + "+tables", (value, where.lstrip(":") or "build/tables"))
     if t in LEVELS:
         return ("level", t)
     if t.startswith("openspiel-mcts:"):
@@ -55,6 +61,16 @@ class EnginePlayer:
         self.kind, self.value = spec
         self.engine = Engine(rules, tt_bits=tt_bits, seed=seed)
         self.engine.keep = True  # as on the board: one table for the whole game
+        if self.kind.endswith("+tables"):
+            from host_tools.tablebase import best_built, load_table
+
+            self.kind = self.kind[:-7]
+            self.value, where = self.value
+            path = best_built(rules.id, where)
+            if path is None:
+                raise ValueError("no %s table in %s: build it with `make tablebase`"
+                                 % (rules.name, where))
+            self.engine.set_table(load_table(path, check=False))
 
     def move(self, game, history):
         if self.kind == "level":

@@ -18,6 +18,7 @@ Gestures (docs/PLAYER_GUIDE.md):
 
 import sys
 
+from mancala import tablebase
 from mancala.game import END_AGREEMENT, END_REPETITION, Game, IllegalMove, release_room
 from mancala.hw import pits as P
 from mancala.hw import storage as S
@@ -369,6 +370,22 @@ class App:
             pass
         self.engine = self.engine_cls(rules, tt_bits=self.profile["tt_bits"],
                                       seed=self.rng.next() & 0xFFFF)
+        self.open_tables()
+
+    def open_tables(self):
+        """Give the engine the endgame table of its rules, if the flash has a good
+        one (docs/TABLEBASE.md); a missing or damaged one is said on the console
+        and the board plays on without it."""
+        set_table = getattr(self.engine, "set_table", None)
+        opener = getattr(self.store.fs, "open_read", None)
+        if set_table is None or opener is None:
+            return
+        old = self.engine.table
+        if old is not None:
+            old.close()
+        name = self.engine.rules.name
+        set_table(tablebase.open_table(tablebase.board_path(name), name, log=self.log,
+                                       opener=opener))
 
     def new_game(self):
         s = self.settings

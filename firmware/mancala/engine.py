@@ -449,8 +449,18 @@ class Engine:
         self._done_first = 0
         self._done_q = 0
         self.clock = _ticks_ms
+        self.table = None  # endgame table (mancala.tablebase.Table) or None
+        self.table_seeds = -1  # positions with at most this many seeds are looked up
+        self._use_table = -1  # table_seeds for the search under way (-1: off)
 
     # -- public API --------------------------------------------------------------
+
+    def set_table(self, table):
+        """Use an endgame table: a made child with at most table.seeds stones on
+        the board gets its exact value (Master, hints, grades; the lower levels
+        keep their own mistakes)."""
+        self.table = table
+        self.table_seeds = table.seeds if table is not None else -1
 
     def start(self, pos, level=None, nodes=None, deadline_ms=None, clock=None):
         """Begin a search of `pos` (copied); run it with step() or search()."""
@@ -463,11 +473,14 @@ class Engine:
         self._bound = False
         noise = 0
         limit = nodes
+        self._use_table = self.table_seeds
         if level is not None:
             li = LEVELS.index(level) if not isinstance(level, int) else level
             if limit is None:
                 limit = level_nodes(self.rules, li)
             noise = level_noise(self.rules, li)
+            if li < 3:
+                self._use_table = -1
         if limit is None:
             limit = level_nodes(self.rules, 3)
         self.limit = limit
@@ -711,6 +724,9 @@ class Engine:
             frontier = None
         half = self.half
         limit = self.limit
+        tseeds = self._use_table
+        table = self.table
+        total = self.rules.total
         nodes = self.nodes
         p = self._p
         v = self._ret
@@ -874,6 +890,13 @@ class Engine:
                 q = p + 1
                 if fl & OVER:
                     v = c[6] - c[13]
+                    if side:
+                        v = -v
+                    v *= SCALE
+                elif total - c[6] - c[13] <= tseeds and table.probe(c) < 255:
+                    # an endgame in the table: its exact final difference
+                    tv = table.last - 128
+                    v = c[6] - c[13] + (-tv if c[SIDE] else tv)
                     if side:
                         v = -v
                     v *= SCALE

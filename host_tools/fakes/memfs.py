@@ -56,6 +56,14 @@ class MemFs:
     def open_write(self, path):
         return _File(self, path)
 
+    def open_read(self, path):
+        data = self.files.get(path)
+        if data is None:
+            raise OSError(2)
+        import io
+
+        return io.BytesIO(bytes(data))
+
     def rename(self, a, b):
         self._op()
         if a not in self.files:

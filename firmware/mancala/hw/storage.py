@@ -53,6 +53,11 @@ class OsFs:
     def open_write(self, path):
         return open(self._p(path), "wb")
 
+    def open_read(self, path):
+        """A file opened for reading in place (the endgame tables: read a byte at
+        a time, never loaded whole); raises OSError if it is missing."""
+        return open(self._p(path), "rb")
+
     def rename(self, a, b):
         self.os.rename(self._p(a), self._p(b))
 
