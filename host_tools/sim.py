@@ -580,6 +580,12 @@ def interactive(args):
         msg[0] = s
         msg[1] = clock.now()
 
+    # the endgame tables the board would carry, if `make tablebase` built them
+    from host_tools import tablebase
+    from mancala.profiles import load as load_profile
+
+    tablebase.install_into(args.state, tablebase.platform_of(load_profile(args.profile)["mcu"]),
+                           os.path.join(ROOT, tablebase.TABLES_DIR))
     board = make_board(args, clock=clock, log=log)
     fd = sys.stdin.fileno()
     old = termios.tcgetattr(fd)

@@ -113,6 +113,32 @@ def best_built(variant, where=TABLES_DIR):
     return best[1] if best else None
 
 
+def platform_of(mcu):
+    """A profile's "mcu" as the boards' plans name it."""
+    return "rp2" if mcu == "rp2040" else mcu
+
+
+def install_into(folder, platform, where=TABLES_DIR):
+    """Copy the built tables a board carries into `folder`/tables/ as the board
+    keeps them (the simulator's flash); returns the variants copied or current."""
+    import shutil
+
+    out = []
+    dest = os.path.join(folder, "tables")
+    for variant, seeds in sorted(BOARD_SEEDS[platform].items()):
+        src = built_path(variant, seeds, where)
+        if not os.path.exists(src):
+            continue
+        os.makedirs(dest, exist_ok=True)
+        target = os.path.join(dest, variant + ".tb")
+        if not (os.path.exists(target) and os.path.getsize(target) == os.path.getsize(src)
+                and os.path.getmtime(target) >= os.path.getmtime(src)):
+            shutil.copyfile(src, target + ".tmp")
+            os.replace(target + ".tmp", target)
+        out.append(variant)
+    return out
+
+
 def table_variant(variant):
     return TABLE_OF.get(variant, variant)
 

@@ -501,3 +501,18 @@ def test_board_engine_gets_its_table_and_plays_on_without_a_bad_one():
     assert b2.until(("select", "think", "show"), 5000)
     assert b2.app.engine.table is None
     assert any("CRC" in line and "without it" in line for line in b2.lines)
+
+
+def test_simulator_flash_gets_the_boards_tables(tmp_path):
+    from host_tools.tablebase import BOARD_SEEDS, built_path, install_into, write_table
+
+    built_dir = tmp_path / "built"
+    built_dir.mkdir()
+    # a stand-in for `make tablebase`: one of the Pico's tables, small
+    v = "ranok"
+    write_table(built_path(v, BOARD_SEEDS["rp2"][v], str(built_dir)), v, 2)
+    state = tmp_path / "state"
+    assert install_into(str(state), "rp2", str(built_dir)) == ["ranok"]
+    copied = state / "tables" / "ranok.tb"
+    assert open_table(str(copied), "ranok") is not None
+    assert install_into(str(state), "esp32", str(built_dir)) == []  # esp32 carries ranok 9
