@@ -68,11 +68,12 @@ def pull_games(port=None, dest="games", out=None):
         board.close()
 
 
-def analyse_record(text, nodes=None):
+def analyse_record(text, nodes=None, tables=None):
     """Grade every move of a game record.  Returns a list of dicts:
     ply (1-based), side ("S"/"N"), move (1..6), best (1..6), grade (name),
     loss (stones lost against the best move), threat (1..6 or None),
-    eval (the position before the move, in stones of advantage for South)."""
+    eval (the position before the move, in stones of advantage for South).
+    tables: a folder of endgame tables (`make tablebase`): endgames graded exactly."""
     try:
         from mancala import engine as eng_mod
         from mancala.notation import parse_record
@@ -83,6 +84,10 @@ def analyse_record(text, nodes=None):
     if nodes is None:
         nodes = getattr(eng_mod, "GRADE_NODES", 4000) * PC_DEPTH_FACTOR
     engine = eng_mod.Engine(game.rules, tt_bits=16)
+    if tables:
+        from host_tools.tablebase import open_built
+
+        engine.set_table(open_built(game.rules.id, tables))
     rows = []
     moves = game.moves()
     for i, pit in enumerate(moves):
@@ -172,12 +177,15 @@ def _analyse(argv):
     ap.add_argument("record", nargs="+", help="FILE | - | VARIANT [C1,...,C14 S|N] MOVES...")
     ap.add_argument("--nodes", type=int_type("--nodes", 1, MAX_ANALYSE_NODES), default=None,
                     help="search budget per move (default: %dx the board's)" % PC_DEPTH_FACTOR)
+    ap.add_argument("--tables", nargs="?", const="build/tables", metavar="DIR",
+                    help="grade endgames exactly with the largest table built in DIR "
+                         "(default build/tables; make tablebase)")
     ap.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report")
     ap.add_argument("--png", metavar="FILE", help="also write the evaluation graph as PNG")
     a = ap.parse_args(argv)
     text, where = _record_text(a.record)
     try:
-        rows = analyse_record(text, a.nodes)
+        rows = analyse_record(text, a.nodes, a.tables)
     except DeployError as e:
         raise BoardError(str(e)) from None
     except NotationError as e:

@@ -304,6 +304,8 @@ def best_main(argv):
     g.add_argument("--level", choices=LEVELS)
     g.add_argument("--nodes", type=int_type("--nodes", 1, MAX_NODES))
     p.add_argument("--seed", type=seed_type, default=0)
+    p.add_argument("--tables", nargs="?", const="build/tables", metavar="DIR",
+                   help="use the largest endgame table built in DIR (default build/tables)")
     a = p.parse_args(argv)
     if a.position == ["-"]:
         texts = [t for t in stdin_lines()]
@@ -320,6 +322,10 @@ def best_main(argv):
     level = a.level if a.level or a.nodes else "master"
     for game in games:
         eng = Engine(game.rules, seed=a.seed)
+        if a.tables:
+            from host_tools.tablebase import open_built
+
+            eng.set_table(open_built(game.rules.id, a.tables))
         pit = eng.search(game.pos, level=level if a.nodes is None else None, nodes=a.nodes)
         print("bestmove %d score %d depth %d nodes %d" % (pit + 1, eng.score, eng.depth,
                                                           eng.nodes))

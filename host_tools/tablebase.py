@@ -403,7 +403,7 @@ def _main(argv):
     from mancala.notation import parse_position
 
     rules, pos = parse_position(" ".join(a.position))
-    t = _open_built(rules.id, a.dir)
+    t = open_built(rules.id, a.dir)
     v = t.value(pos)
     if v is None:
         print("not in the table (more than %d seeds, or an oware cycle)" % t.seeds)
@@ -473,7 +473,7 @@ def exact_moves(rules, table, pos):
     return out
 
 
-def _open_built(variant, where):
+def open_built(variant, where):
     """The largest built table of `variant` in `where`; a missing or damaged one
     is an OSError naming the file (exit status 1)."""
     path = best_built(variant, where)
@@ -496,7 +496,7 @@ def perfect_share(variant, tables_dir, games=40, seed=1, out=sys.stdout):
     from mancala.engine import LEVELS, Engine
 
     rules = get_rules(variant)
-    table = _open_built(variant, tables_dir)
+    table = open_built(variant, tables_dir)
     rng = random.Random(seed)
     players = [Engine(rules, tt_bits=12, seed=s) for s in (1, 2)]
     plain = Engine(rules, tt_bits=12, seed=3)

@@ -516,3 +516,20 @@ def test_simulator_flash_gets_the_boards_tables(tmp_path):
     copied = state / "tables" / "ranok.tb"
     assert open_table(str(copied), "ranok") is not None
     assert install_into(str(state), "esp32", str(built_dir)) == []  # esp32 carries ranok 9
+
+
+def test_pc_tools_use_a_larger_table(tmp_path, capsys):
+    from host_tools import cli
+    from host_tools.tablebase import built_path, write_table
+
+    write_table(built_path("kalah", 7, str(tmp_path)), "kalah", 7)
+    pos = NOT_GREEDY[0][0]
+    assert cli.main(["best", pos, "--tables", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.split()[:4] == ["bestmove", "1", "score", "4"]
+    # analyse grades the greedy move exactly: it loses 8 stones (4 against -4)
+    assert cli.main(["analyse", pos.replace(" S", " S 6"), "--tables", str(tmp_path),
+                     "--nodes", "500"]) == 0
+    out = capsys.readouterr().out
+    assert "blunder" in out and " 8" in out
+    assert cli.main(["best", pos, "--tables", str(tmp_path / "none")]) == 1
+    assert "no kalah table here" in capsys.readouterr().err
