@@ -86,7 +86,7 @@ def _clean(raw):
     }
     if out["previous"] == out["active"]:
         out["previous"] = None
-    for k in ("fell_back_from", "reason", "last_error"):
+    for k in ("fell_back_from", "reason", "last_error", "unproven"):
         if isinstance(st.get(k), str):
             out[k] = st[k]
     return out
@@ -129,7 +129,7 @@ def _choose(raw):
             return _fall_back(st, prev, why), prev
         # Nothing to go back to: keep it (main.py ends in the safe state if it
         # keeps failing) rather than count forever.
-        st = dict(st, trial=False, boots=0, reason=why)
+        st = dict(st, trial=False, boots=0, unproven=why)
     elif not st["trial"] and st["crashes"] >= _MAX_CRASHES and prev_ok:
         return _fall_back(st, prev, "kept failing after it was confirmed: %s"
                           % st.get("last_error", "?")), prev

@@ -202,7 +202,7 @@ def _run():
         if trial:
             s = _state()
             s.update(trial=False, boots=0, crashes=0)
-            for k in ("last_error", "fell_back_from", "reason"):
+            for k in ("last_error", "fell_back_from", "reason", "unproven"):
                 s.pop(k, None)
             _save(s)
             try:
@@ -212,6 +212,10 @@ def _run():
                 pass
             print("main: confirmed slot %s (%s)" % (slot, version))
         else:
+            s = _state()
+            if "unproven" in s:  # a trial given up with nothing to go back to: it works now
+                s.pop("unproven")
+                _save(s)
             print("main: healthy (%s, slot %s)" % (version, slot))
 
     t0 = time.ticks_ms()

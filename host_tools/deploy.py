@@ -761,9 +761,9 @@ def reset_and_watch(board, timeout, rep=None, reset=True, quiet_seconds=None, se
     active = state.get("active")
     running = ((manifests.get(active) or {}).get("version"), active) if active in ("a", "b") else reported
     safe = SAFE_RE.findall(data)
-    healthy = healthy_at is not None
-    if not healthy and state.get("trial") is False and state.get("active") in ("a", "b") \
-            and not safe and (state.get("crashes") or 0) == 0 and answered:
+    healthy = healthy_at is not None and not state.get("crashes") and not state.get("last_error")
+    if not healthy and healthy_at is None and state.get("trial") is False and state.get("active") in ("a", "b") \
+            and not safe and (state.get("crashes") or 0) == 0 and answered and "unproven" not in state:
         healthy = True  # it ran past its trial window without a reset, and says so in its state
     return {"running": running, "reported": reported, "healthy": healthy, "confirmed": healthy, "state": state,
             "manifests": manifests, "resets": resets, "answered": answered,
@@ -832,6 +832,9 @@ def outcome_line(o, version, target):
     if st.get("fell_back_from") == target and active != target:
         return "the new version %s failed (%s); the board is back on %s and running it" % (
             version, st.get("reason", "?"), run)
+    if active == target and st.get("unproven"):
+        return ("the new version %s failed (%s) and there is no earlier version to go back to; "
+                "it stays installed: its console says what is wrong" % (version, st["unproven"]))
     if o.get("safe"):
         return "the new version %s failed and there is nothing to go back to; the board is in its safe state: %s" % (
             version, o["safe"])
