@@ -331,11 +331,32 @@ class Board:
         except Exception:
             pass
 
-    def raw(self, soft_reset=True):
-        try:
-            self.t.enter_raw_repl(soft_reset=soft_reset)
-        except self.TransportError:
-            raise DeployError("the board on %s does not answer: is it running MicroPython?" % self.port) from None
+    def raw(self, soft_reset=True, patience=15.0):
+        """Into the raw REPL.  A board that resets by itself meanwhile (its USB
+        port drops and comes back) is reconnected for up to `patience` s."""
+        from mpremote.transport_serial import SerialTransport
+
+        t0 = time.monotonic()
+        while True:
+            try:
+                self.t.enter_raw_repl(soft_reset=soft_reset)
+                return
+            except self.TransportError:
+                raise DeployError("the board on %s does not answer: is it running MicroPython?" % self.port) from None
+            except OSError:
+                if time.monotonic() - t0 > patience:
+                    raise DeployError("lost the board on %s: it keeps resetting" % self.port) from None
+            try:
+                self.t.close()
+            except Exception:
+                pass
+            while time.monotonic() - t0 <= patience:
+                time.sleep(0.2)
+                try:
+                    self.t = SerialTransport(self.port, baudrate=115200, timeout=10)
+                    break
+                except Exception:
+                    continue
 
     def exec(self, code):
         try:
