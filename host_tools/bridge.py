@@ -14,7 +14,6 @@ import argparse
 import os
 import select
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile

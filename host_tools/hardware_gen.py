@@ -351,7 +351,7 @@ def check_power(name, build, profile):
     bom = dict(build["bom"])
     if usb_powered(build):
         # every capacitor of a USB-powered build sits on VBUS, and so does the 100 nF of every LED
-        uf = sum(CAP_UF.get(k, 0.0) * n for k, n in bom.items() if k in CAP_UF and k != "c100n")
+        uf = sum(CAP_UF[k] * n for k, n in bom.items() if k in CAP_UF)
         uf += STRIP_UF_PER_LED * profile["led_count"]
         if uf > USB_VBUS_MAX_UF:
             errs.append("%.1f uF on USB VBUS (bulk capacitor + 100 nF per LED): USB allows %.0f uF at attach"

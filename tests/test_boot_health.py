@@ -3,8 +3,8 @@ turns in a row with no exception, and not the error board; the safe state and
 an empty or unknown board.txt say what is wrong."""
 
 import pytest
-
 from board_helpers import board
+
 from host_tools.fakes import machine, neopixel
 from host_tools.fakes.memfs import MemFs
 from mancala import app as A

@@ -6,11 +6,18 @@ import json
 import os
 
 import pytest
+from test_update_trial import TRIAL, deploy_fails, deploy_ok, write_state
+from update_helpers import (
+    assert_player_data_intact,
+    built_version,
+    make_app,
+    new_board,
+    quiet,
+    start_board,
+    state_of,
+)
 
 from host_tools import bridge, deploy
-from update_helpers import (assert_player_data_intact, built_version, make_app, new_board, quiet, start_board,
-                            state_of)
-from test_update_trial import TRIAL, deploy_fails, deploy_ok, write_state
 
 pytestmark = pytest.mark.skipif(not bridge.available(), reason="MicroPython VM not installed (make setup)")
 

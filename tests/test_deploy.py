@@ -13,10 +13,18 @@ import sys
 import time
 
 import pytest
+from update_helpers import (  # noqa: F401
+    PLAYER_DATA,
+    assert_player_data_intact,
+    built_version,
+    make_app,
+    new_board,
+    quiet,
+    read_board_files,
+    start_board,
+)
 
 from host_tools import bridge, deploy
-from update_helpers import (PLAYER_DATA, assert_player_data_intact, built_version, make_app, new_board,  # noqa: F401
-                            quiet, read_board_files, start_board)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -5,9 +5,16 @@ import hashlib
 import os
 
 import pytest
+from update_helpers import (
+    PLAYER_DATA,
+    assert_player_data_intact,
+    built_version,
+    make_app,
+    quiet,
+    read_board_files,
+)
 
 from host_tools import bridge, deploy
-from update_helpers import PLAYER_DATA, assert_player_data_intact, built_version, make_app, quiet, read_board_files
 
 pytestmark = pytest.mark.skipif(not bridge.available(), reason="MicroPython VM not installed (make setup)")
 

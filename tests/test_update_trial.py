@@ -6,15 +6,22 @@ Each broken update ends with the board on a working version, the player's
 data intact, and `make deploy` saying what really happened."""
 
 import json
-import os
 import subprocess
 import sys
 
 import pytest
+from update_helpers import (
+    ROOT,
+    assert_player_data_intact,
+    built_version,
+    make_app,
+    new_board,
+    quiet,
+    start_board,
+    state_of,
+)
 
 from host_tools import bridge, deploy
-from update_helpers import (ROOT, assert_player_data_intact, built_version, make_app, new_board, quiet,
-                            start_board, state_of)
 
 pytestmark = pytest.mark.skipif(not bridge.available(), reason="MicroPython VM not installed (make setup)")
 

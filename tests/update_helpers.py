@@ -3,10 +3,10 @@ test_update_*.py, test_boot_*.py): the real boot.py and main.py, a small fake
 `mancala` package whose app behaves as asked, on an emulated board
 (host_tools/bridge.py)."""
 
-import hashlib
 import os
 
 from host_tools import bridge, deploy
+from host_tools.deploy_emulated import BEHAVIOURS, make_app  # noqa: F401  (the fake firmware)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -15,71 +15,6 @@ PLAYER_DATA = {
     "data/game.json": b'{"record": "kalah 4: 3 10 2", "sum": "77aa"}',
     "data/games/g00001.txt": b"[Rules kalah]\n1. 3 10 2\n*\n",
 }
-
-# The app's loop, like App.run: a few healthy turns, then confirm_boot() (set
-# by main.py), then it keeps running (sleeping: where a Ctrl-C reaches it).
-HEALTHY = (
-    "    for _ in range(5):\n"
-    "        time.sleep_ms(10)\n"
-    "    confirm_boot()\n"
-    "    while True:\n"
-    "        time.sleep_ms(50)\n")
-
-BEHAVIOURS = {
-    "healthy": HEALTHY,
-    # a hang in a Python loop that never sleeps (on a chip: or one in C)
-    "hangs": "    while True:\n        pass\n",
-    # every loop turn raises; the loop swallows it and goes on (never healthy)
-    "raises_every_turn": (
-        "    while True:\n"
-        "        try:\n"
-        "            raise ValueError('turn failed')\n"
-        "        except ValueError:\n"
-        "            pass\n"
-        "        time.sleep_ms(20)\n"),
-    # the error board: a loop that runs fine but is not the game
-    "error_board": "    while True:\n        time.sleep_ms(50)\n",
-    "returns_after_trial": "    for _ in range(5):\n        time.sleep_ms(10)\n    confirm_boot()\n    return\n",
-    "raises_after_trial": (
-        "    for _ in range(5):\n        time.sleep_ms(10)\n    confirm_boot()\n"
-        "    raise RuntimeError('late failure')\n"),
-    "raises_at_start": "    raise RuntimeError('no pixels')\n",
-}
-
-
-def make_app(root, version, util="hello", app_extra="", big=0, behaviour="healthy", top=""):
-    """A firmware folder: real boot.py/main.py, a fake `mancala` package whose
-    app prints `app <version> <util>` when it starts, then behaves."""
-    src = os.path.join(str(root), "fw-" + version + "-" + behaviour)
-    pkg = os.path.join(src, "mancala")
-    os.makedirs(pkg, exist_ok=True)
-    for name in ("boot.py", "main.py"):
-        with open(os.path.join(ROOT, "firmware", name), "rb") as f, open(os.path.join(src, name), "wb") as g:
-            g.write(f.read())
-    files = {
-        "__init__.py": "__version__ = %r\n" % version,
-        "util.py": "def word():\n    return %r\n" % util,
-        "app.py": ("import time\n%s\nfrom mancala import util\nconfirm_boot = None\n%s\n"
-                   "def main(fault=None):\n"
-                   "    if fault:\n"
-                   "        print('app safe state:', fault)\n"
-                   "        while True:\n"
-                   "            time.sleep_ms(50)\n"
-                   "    print('app %s', util.word())\n"
-                   "    with open('/app_ran.tmp', 'w') as f:\n"
-                   "        f.write('app %s ' + util.word())\n"
-                   "    import os\n"
-                   "    os.rename('/app_ran.tmp', '/app_ran.txt')\n%s"
-                   % (top, app_extra, version, version, BEHAVIOURS[behaviour])),
-    }
-    for i in range(big):
-        # Big modules (mostly a string constant) so a transfer takes a while.
-        files["data%d.py" % i] = "BLOB = %r\n" % (hashlib.sha256(b"%d%s" % (i, version.encode())).hexdigest() * 120)
-    for name, text in files.items():
-        with open(os.path.join(pkg, name), "w") as f:
-            f.write(text)
-    return src
-
 
 def built_version(src, mpy=774):
     return deploy.build(src, mpy)[0]
