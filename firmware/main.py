@@ -80,8 +80,8 @@ def _manifest(slot):
 def _damaged(slot, manifest):
     """The first file of the slot whose sha256 is not the manifest's, or None."""
     try:
-        import hashlib
         import binascii
+        import hashlib
     except ImportError:
         return None
     buf = bytearray(512)
