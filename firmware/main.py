@@ -191,12 +191,12 @@ def _run():
         if _int(st.get("crashes"), 0) >= _MAX_CRASHES:
             _safe_state("%s kept failing: %s" % (version, st.get("last_error", "?")))
     deadman = _Deadman(_int(st.get("trial_ms"), 30000)) if trial else None
-    healthy = []
+    healthy = [0]  # set once confirm_boot() ran (a list: the closure writes it)
 
     def confirm_boot(*_):
-        if healthy:
+        if healthy[0]:
             return
-        healthy.append(1)
+        healthy[0] = 1
         if deadman is not None:
             deadman.disarm()
         if trial:
@@ -227,7 +227,7 @@ def _run():
     except KeyboardInterrupt:
         if deadman is not None:
             deadman.disarm()
-        if trial and not healthy:
+        if trial and not healthy[0]:
             s = _state()
             s["boots"] = max(0, _int(s.get("boots"), 1) - 1)
             _save(s)

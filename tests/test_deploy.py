@@ -30,7 +30,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 pytestmark = pytest.mark.skipif(not bridge.available(), reason="MicroPython VM not installed (make setup)")
 
-TRIAL = 3  # seconds: a short deadman window keeps these tests quick
+TRIAL = 2  # seconds: a short deadman window keeps these tests quick
 
 
 @pytest.fixture
