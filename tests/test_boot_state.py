@@ -9,9 +9,9 @@ import pytest
 from test_update_trial import TRIAL, deploy_fails, deploy_ok, write_state
 from update_helpers import (
     assert_player_data_intact,
+    board_fixture,
     built_version,
     make_app,
-    new_board,
     quiet,
     start_board,
     state_of,
@@ -22,12 +22,7 @@ from host_tools import bridge, deploy
 pytestmark = pytest.mark.skipif(not bridge.available(), reason="MicroPython VM not installed (make setup)")
 
 
-@pytest.fixture
-def board(tmp_path):
-    b = new_board(tmp_path)
-    yield b
-    if b.proc is not None:
-        b.stop()
+board = pytest.fixture(board_fixture, name="board")
 
 
 def power_cycle_with(board, change):

@@ -16,6 +16,7 @@ import pytest
 from update_helpers import (  # noqa: F401
     PLAYER_DATA,
     assert_player_data_intact,
+    board_fixture,
     built_version,
     make_app,
     new_board,
@@ -33,12 +34,7 @@ pytestmark = pytest.mark.skipif(not bridge.available(), reason="MicroPython VM n
 TRIAL = 2  # seconds: a short deadman window keeps these tests quick
 
 
-@pytest.fixture
-def board(tmp_path):
-    b = new_board(tmp_path)
-    yield b
-    if b.proc is not None:
-        b.stop()
+board = pytest.fixture(board_fixture, name="board")
 
 
 def tree(d):

@@ -13,9 +13,9 @@ import pytest
 from update_helpers import (
     ROOT,
     assert_player_data_intact,
+    board_fixture,
     built_version,
     make_app,
-    new_board,
     quiet,
     start_board,
     state_of,
@@ -28,12 +28,7 @@ pytestmark = pytest.mark.skipif(not bridge.available(), reason="MicroPython VM n
 TRIAL = 2  # seconds: the deadman's window (the shortest deploy accepts)
 
 
-@pytest.fixture
-def board(tmp_path):
-    b = new_board(tmp_path)
-    yield b
-    if b.proc is not None:
-        b.stop()
+board = pytest.fixture(board_fixture, name="board")
 
 
 def deploy_ok(board, src, **kw):

@@ -30,6 +30,14 @@ def new_board(tmp_path, name="board", **kw):
     return bridge.Bridge(str(d), **kw).start()
 
 
+def board_fixture(tmp_path):
+    """The `board` fixture of the update tests: an emulated board with player data."""
+    b = new_board(tmp_path)
+    yield b
+    if b.proc is not None:
+        b.stop()
+
+
 def read_board_files(port, paths):
     """Read files back through the board's REPL (not from the host folder)."""
     from mpremote.transport_serial import SerialTransport
