@@ -31,7 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 pytestmark = pytest.mark.skipif(not bridge.available(), reason="MicroPython VM not installed (make setup)")
 
-TRIAL = 2  # seconds: a short deadman window keeps these tests quick
+TRIAL = 3  # seconds: a short deadman window keeps these tests quick
 
 
 board = pytest.fixture(board_fixture, name="board")

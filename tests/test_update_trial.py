@@ -25,7 +25,7 @@ from host_tools import bridge, deploy
 
 pytestmark = pytest.mark.skipif(not bridge.available(), reason="MicroPython VM not installed (make setup)")
 
-TRIAL = 2  # seconds: the deadman's window (the shortest deploy accepts)
+TRIAL = 3  # seconds: the deadman's window (short: quick tests; room for a loaded machine)
 
 
 board = pytest.fixture(board_fixture, name="board")
