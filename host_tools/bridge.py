@@ -244,7 +244,6 @@ class Bridge:
                 proc.kill()  # a hung board: its files were written through already
                 proc.wait(timeout)
         self._close()
-        shutil.rmtree(self.link_dir, ignore_errors=True)
 
     def kill(self):
         """Power cut: whatever was not yet saved to the host folder is lost."""
@@ -272,6 +271,7 @@ class Bridge:
             pass
         self.proc = None
         self.deadline = None
+        shutil.rmtree(self.link_dir, ignore_errors=True)  # (start() makes it again)
 
     def __enter__(self):
         return self.start()
@@ -290,6 +290,10 @@ def main(argv=None):
     a = ap.parse_args(argv)
     b = Bridge(a.board, flash_size=a.flash_size, raw_paste=not a.no_raw_paste,
                impl_version=a.impl_version, impl_mpy=a.impl_mpy, log=sys.stderr)
+    def _term(*_):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _term)  # stop as on Ctrl-C: the flash saved, the link removed
     b.start()
     print(b.port, flush=True)  # a link to the pty: it vanishes during a hard reset
     try:
