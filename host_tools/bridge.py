@@ -14,6 +14,7 @@ import argparse
 import os
 import select
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
