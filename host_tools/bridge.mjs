@@ -22,8 +22,24 @@
 // - --impl-version / --impl-mpy make sys.implementation report another
 //   MicroPython version / .mpy format (to emulate older boards).
 //
-// Limitation: code running in the VM cannot be interrupted by Ctrl-C (the VM
-// runs synchronously), so a main.py must return for the REPL to come back.
+// How the board starts and resets, as the rp2 and esp32 ports do (their main.c:
+// ports/rp2/main.c, ports/esp32/main.c; docs/UPDATING.md "The emulated board"):
+// - a soft reset runs /boot.py, then /main.py only if the REPL is the friendly
+//   one (`if (pyexec_mode_kind == PYEXEC_MODE_FRIENDLY_REPL) pyexec_file_if_exists
+//   ("main.py")`): a soft reset from the raw REPL (mpremote) runs boot.py only;
+// - a soft reset stops every machine.Timer (`soft_timer_deinit()` in rp2's
+//   soft_reset_exit; `machine_timer_deinit_all()` on esp32);
+// - machine.reset() and an expired hard one-shot machine.Timer (the deadman)
+//   are a hard reset: this process tells host_tools/bridge.py on fd 3
+//   ("RESET"), which kills it and starts a new one on the same flash;
+//   --after-reset drops what the board prints until boot.py has returned (the
+//   USB serial port is not there yet), and "BOOTED" on fd 3 says when it is;
+// - time.sleep/sleep_ms are where a running program sees Ctrl-C (the host
+//   side raises a flag file, --interrupt-file): a loop that never sleeps
+//   cannot be interrupted, like code hung in C on a chip, and never answers;
+// - files are written through to HOSTDIR at every rename/remove (littlefs
+//   commits at close/rename) and before a reset; writes past --flash-size raise
+//   OSError(ENOSPC) (28).
 import fs from "fs";
 import path from "path";
 
@@ -35,6 +51,10 @@ let flashSize = 1024 * 1024;
 let rawPaste = true;
 let implVersion = null;
 let implMpy = null;
+let afterReset = false;
+let interruptFile = null;
+let controlFd = -1;
+let resetCause = 1; // PWRON_RESET
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
@@ -44,6 +64,9 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === "--no-raw-paste") rawPaste = false;
   else if (a === "--impl-version") implVersion = argv[++i];
   else if (a === "--impl-mpy") implMpy = parseInt(argv[++i], 10);
+  else if (a === "--after-reset") { afterReset = true; resetCause = 3; } // WDT_RESET, as rp2 reports machine.reset()
+  else if (a === "--interrupt-file") interruptFile = argv[++i];
+  else if (a === "--control-fd") controlFd = parseInt(argv[++i], 10);
   else { process.stderr.write("bridge: unknown argument " + a + "\n"); process.exit(2); }
 }
 if (!boardDir) { process.stderr.write("usage: bridge.mjs --board HOSTDIR\n"); process.exit(2); }
@@ -54,6 +77,38 @@ const vmEntry = path.join(projectRoot, "node_modules/@micropython/micropython-we
 const { loadMicroPython } = await import(vmEntry);
 
 const log = (s) => process.stderr.write("bridge: " + s + "\n");
+
+// ---- fd 3: what the host side (bridge.py) must do ---------------------------
+function tell(line) {
+  if (controlFd < 0) return;
+  try { fs.writeSync(controlFd, line + "\n"); } catch (e) { controlFd = -1; }
+}
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+function interrupted() {
+  if (!interruptFile) return false;
+  try { fs.unlinkSync(interruptFile); return true; } catch (e) { return false; }
+}
+// Called from Python in the VM (module `js`): synchronous, the VM is running.
+globalThis.bridgeSleep = (ms) => {
+  // Sleep for real, waking to look for a Ctrl-C from the host: 1 = interrupted.
+  const end = Date.now() + Math.max(0, ms);
+  for (;;) {
+    if (interrupted()) return 1;
+    const left = end - Date.now();
+    if (left <= 0) return 0;
+    Atomics.wait(sleeper, 0, 0, Math.min(left, 10));
+  }
+};
+globalThis.bridgeSync = () => { syncOut(mp); return 0; };
+globalThis.bridgeArm = (ms) => { syncOut(mp); flushOut(); tell("ARM " + Math.max(0, ms | 0)); return 0; };
+globalThis.bridgeDisarm = () => { tell("DISARM"); return 0; };
+globalThis.bridgeReset = () => {
+  syncOut(mp);
+  flushOut();
+  tell("RESET");
+  for (;;) Atomics.wait(sleeper, 0, 0, 1000); // the host kills this process
+};
+globalThis.bridgeResetCause = () => resetCause;
 
 // ---- output to the host ---------------------------------------------------
 let mute = false;        // swallow VM output (banner while entering raw REPL)
@@ -68,14 +123,16 @@ function send(buf) {
   outChunks.push(Buffer.from(buf));
   if (!outScheduled) { outScheduled = true; setImmediate(flushOut); }
 }
+let running = false;     // a script (boot.py/main.py) runs: the event loop is blocked
+let dropOut = false;     // after a hard reset, until boot.py has returned
 function vmOut(bytes) {
-  if (mute) return;
+  if (mute || dropOut) return;
   let b = Buffer.from(bytes);
   while (swallowOK > 0 && b.length > 0) {
     const want = swallowOK === 2 ? 0x4f : 0x4b; // 'O', 'K'
     if (b[0] === want) { b = b.subarray(1); swallowOK--; } else { swallowOK = 0; }
   }
-  if (b.length) send(b);
+  if (b.length) { send(b); if (running) flushOut(); }
 }
 
 // ---- files: host folder <-> MEMFS ------------------------------------------
@@ -142,6 +199,42 @@ function syncOut(mp) {
   synced = files;
 }
 
+function usedBlocks(m) {
+  let blocks = 0;
+  const walk = (vmDir) => {
+    for (const name of m.FS.readdir(vmDir)) {
+      if (name === "." || name === "..") continue;
+      if (vmDir === "/" && SYSTEM_DIRS.has(name)) continue;
+      const v = (vmDir === "/" ? "" : vmDir) + "/" + name;
+      const st = m.FS.stat(v);
+      if (m.FS.isDir(st.mode)) { blocks += 1; walk(v); }
+      else blocks += Math.ceil(st.size / 4096);
+    }
+  };
+  walk("/");
+  return blocks;
+}
+
+function enforceFlash(m) {
+  // A write that would take more 4 KiB blocks than the flash has: ENOSPC.
+  const total = Math.floor(flashSize / 4096);
+  const write = m.FS.write;
+  m.FS.write = function (stream, buffer, offset, length, position, canOwn) {
+    const p = stream && stream.path;
+    if (p && !SYSTEM_DIRS.has(p.split("/")[1])) {
+      const pos = (position === undefined || position === null) ? stream.position : position;
+      const oldSize = stream.node && stream.node.usedBytes !== undefined ? stream.node.usedBytes : 0;
+      const newSize = Math.max(oldSize, pos + length);
+      const extra = Math.ceil(newSize / 4096) - Math.ceil(oldSize / 4096);
+      // 28 is a board's ENOSPC.  (The VM would say 51, Emscripten's ENOSPC; a
+      // file's write() is not behind the errno map of setupCode, so the number
+      // the board would raise is thrown here directly.)
+      if (extra > 0 && usedBlocks(m) + extra > total) throw new m.FS.ErrnoError(28);
+    }
+    return write.call(this, stream, buffer, offset, length, position, canOwn);
+  };
+}
+
 // ---- the VM ------------------------------------------------------------------
 let mp = null;
 let mode = "friendly";   // which REPL the board is in: "friendly" | "raw"
@@ -196,6 +289,55 @@ function setupCode() {
     "    return (_bs, _bs, _n, f, f, 0, 0, 0, 0, 255)\n" +
     "os.statvfs = _bridge_statvfs\n" +
     "del _bridge_statvfs\n";
+  // The board's side of resets, timers, sleeping and flash (see the top).
+  code += "def _bridge_board():\n" +
+    "    import js, time\n" +
+    "    for n in ('rename', 'remove', 'unlink', 'rmdir'):\n" +
+    "        def synced(*a, _f=getattr(os, n)):\n" +
+    "            r = _f(*a)\n" +
+    "            js.bridgeSync()\n" +
+    "            return r\n" +
+    "        setattr(os, n, synced)\n" +
+    "    def sleep_ms(ms):\n" +
+    "        if js.bridgeSleep(int(ms)):\n" +
+    "            raise KeyboardInterrupt\n" +
+    "    def sleep(s):\n" +
+    "        sleep_ms(int(s * 1000))\n" +
+    "    time.sleep_ms, time.sleep = sleep_ms, sleep\n" +
+    "    class Timer:\n" +
+    "        ONE_SHOT = 0\n" +
+    "        PERIODIC = 1\n" +
+    "        def __init__(self, id=-1, **kw):\n" +
+    "            self.armed = False\n" +
+    "            if kw:\n" +
+    "                self.init(**kw)\n" +
+    "        def init(self, mode=1, period=-1, callback=None, hard=False, freq=None):\n" +
+    "            if not hard or mode != 0:\n" +
+    "                raise ValueError('emulated board: only a hard one-shot Timer (a deadman) is emulated')\n" +
+    "            self.armed = True\n" +
+    "            js.bridgeArm(int(period))\n" +
+    "        def deinit(self):\n" +
+    "            if self.armed:\n" +
+    "                self.armed = False\n" +
+    "                js.bridgeDisarm()\n" +
+    "    class Machine:\n" +
+    "        PWRON_RESET = 1\n" +
+    "        HARD_RESET = 2\n" +
+    "        WDT_RESET = 3\n" +
+    "        DEEPSLEEP_RESET = 4\n" +
+    "        SOFT_RESET = 5\n" +
+    "    m = Machine()\n" +
+    "    m.Timer = Timer\n" +
+    "    def reset():\n" +
+    "        js.bridgeReset()\n" +
+    "    def soft_reset():\n" +
+    "        raise SystemExit\n" +
+    "    def reset_cause():\n" +
+    "        return js.bridgeResetCause()\n" +
+    "    m.reset, m.soft_reset, m.reset_cause = reset, soft_reset, reset_cause\n" +
+    "    sys.modules['machine'] = m\n" +
+    "_bridge_board()\n" +
+    "del _bridge_board\n";
   if (implVersion !== null || implMpy !== null) {
     const v = (implVersion || "1.27.0").split(".").map((x) => parseInt(x, 10));
     while (v.length < 3) v.push(0);
@@ -220,6 +362,7 @@ function runFile(vmPath) {
   // Run a board script like the firmware does: errors are printed, not fatal.
   try { mp.FS.stat(vmPath); } catch (e) { return "ok"; }
   const src = Buffer.from(mp.FS.readFile(vmPath)).toString("utf8");
+  running = true;
   try {
     mp.runPython("__name__ = '__main__'\n" + src);
   } catch (e) {
@@ -229,6 +372,9 @@ function runFile(vmPath) {
     } else {
       vmOut(Buffer.from("bridge: " + String(e) + "\r\n"));
     }
+  } finally {
+    running = false;
+    flushOut();
   }
   return "ok";
 }
@@ -241,8 +387,13 @@ async function boot(withBanner) {
     if (resets > 0) send("MPY: soft reboot\r\n");
     mp = await loadMicroPython({ heapsize: heap, linebuffer: false, stdout: vmOut, stderr: vmOut });
     copyIn(mp);
+    enforceFlash(mp);
     mp.runPython(setupCode());
     let r = runFile("/boot.py");
+    resetCause = 5; // SOFT_RESET from now on
+    if (dropOut) { dropOut = false; }
+    flushOut();
+    tell("BOOTED");
     if (r === "ok" && mode === "friendly") r = runFile("/main.py");
     syncOut(mp);
     if (r !== "exit" || resets >= 50) break;
@@ -287,6 +438,7 @@ async function feed(c) {
     else if (c === 0x04 || c === 0x01) rawLineLen = 0;
     else rawLineLen++;
   }
+  if (c === 0x03 && interruptFile) interrupted(); // seen here: not for a later sleep
   const ret = await mp.replProcessCharWithAsyncify(c);
   if (ret) await boot(true);
 }
@@ -301,7 +453,7 @@ async function rawPasteSession() {
     const c = await nextByte();
     if (c < 0) return;
     if (c === 0x04) break;
-    if (c === 0x03) { send(Buffer.from([0x04])); return; } // Ctrl-C: the host gave up; drop the paste
+    if (c === 0x03) { interrupted(); send(Buffer.from([0x04])); return; } // Ctrl-C: the host gave up; drop the paste
     code.push(c);
     if (++sinceAck === WINDOW) { sinceAck = 0; send(Buffer.from([0x01])); }
   }
@@ -312,6 +464,7 @@ async function rawPasteSession() {
 }
 
 async function main() {
+  dropOut = afterReset;
   await boot(false);
   for (;;) {
     const c = await nextByte();

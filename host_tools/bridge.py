@@ -13,9 +13,11 @@ same DIR is a power cycle.
 import argparse
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import tty
@@ -32,10 +34,17 @@ def available():
 
 
 class Bridge:
-    """One emulated board.  Use as a context manager; `port` is the device path."""
+    """One emulated board.  Use as a context manager; `port` is the device path.
+
+    Like a board on USB (docs/UPDATING.md, "The emulated board"): the port is a
+    stable path (a link to the current pseudo-terminal) that disappears at a
+    hard reset (machine.reset(), the deadman timer) and comes back once boot.py
+    has returned; what the board printed before that is lost.
+    """
 
     def __init__(self, board_dir, flash_size=1024 * 1024, raw_paste=True,
-                 impl_version=None, impl_mpy=None, heap=2 * 1024 * 1024, log=None):
+                 impl_version=None, impl_mpy=None, heap=2 * 1024 * 1024, log=None,
+                 reset_off_s=0.3):
         self.board_dir = os.path.abspath(board_dir)
         self.args = ["node", BRIDGE_JS, "--board", self.board_dir,
                      "--heap", str(heap), "--flash-size", str(flash_size)]
@@ -46,29 +55,34 @@ class Bridge:
         if impl_mpy is not None:
             self.args += ["--impl-mpy", str(impl_mpy)]
         self.log = log
+        self.reset_off_s = reset_off_s
+        self.link_dir = tempfile.mkdtemp(prefix="mpboard-")
+        self.port = os.path.join(self.link_dir, "ttyACM0")
+        self.interrupt_file = os.path.join(self.link_dir, "interrupt")
+        self.args += ["--interrupt-file", self.interrupt_file]
         self.proc = None
-        self.port = None
+        self.pty = None  # the current /dev/pts/N while the port is there
         self._master = self._slave = None
+        self._ctl = None
         self._thread = None
         self._stop = False
         self._ready = threading.Event()
+        self._lock = threading.Lock()
+        self.deadline = None  # monotonic time the armed deadman fires
+        self.events = []  # (monotonic time, "booted" | "reset" | "deadman" | "armed")
         self.bytes_in = 0   # host -> board
         self.bytes_out = 0  # board -> host
 
     # -- lifecycle ----------------------------------------------------------
     def start(self, timeout=20):
+        """Power on (the same flash): the port appears once boot.py has returned."""
         if not available():
             raise RuntimeError("MicroPython VM not installed: run `make setup` (npm ci)")
         self._ready.clear()
-        self._master, self._slave = os.openpty()
-        tty.setraw(self._slave)
-        self.port = os.ttyname(self._slave)
-        os.set_blocking(self._master, False)
-        self.proc = subprocess.Popen(
-            self.args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=self.log if self.log is not None else subprocess.DEVNULL,
-            bufsize=0, start_new_session=True)
         self._stop = False
+        self.deadline = None
+        os.makedirs(self.link_dir, exist_ok=True)
+        self._spawn(after_reset=False)
         self._thread = threading.Thread(target=self._relay, daemon=True)
         self._thread.start()
         if not self._ready.wait(timeout):
@@ -76,38 +90,136 @@ class Bridge:
             raise RuntimeError("emulated board did not start")
         return self
 
+    def _spawn(self, after_reset):
+        ctl_r, ctl_w = os.pipe()
+        args = self.args + ["--control-fd", str(ctl_w)] + (["--after-reset"] if after_reset else [])
+        self.proc = subprocess.Popen(
+            args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=self.log if self.log is not None else subprocess.DEVNULL,
+            bufsize=0, start_new_session=True, pass_fds=(ctl_w,))
+        os.close(ctl_w)
+        self._ctl = ctl_r
+        self._ctl_buf = b""
+
+    def _port_up(self):
+        self._master, self._slave = os.openpty()
+        tty.setraw(self._slave)
+        self.pty = os.ttyname(self._slave)
+        os.set_blocking(self._master, False)
+        tmp = self.port + ".new"
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
+        os.symlink(self.pty, tmp)
+        os.replace(tmp, self.port)
+
+    def _port_down(self):
+        try:
+            os.remove(self.port)
+        except OSError:
+            pass
+        for fd in (self._master, self._slave):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._master = self._slave = None
+        self.pty = None
+
+    def _hard_reset(self, why):
+        """machine.reset() or the deadman: the chip restarts, USB drops off."""
+        self.events.append((time.monotonic(), why))
+        self.deadline = None
+        proc = self.proc
+        proc.kill()
+        proc.wait()
+        for f in (proc.stdin, proc.stdout):
+            try:
+                f.close()
+            except OSError:
+                pass
+        os.close(self._ctl)
+        self._port_down()
+        time.sleep(self.reset_off_s)
+        if self._stop:
+            return False
+        self._spawn(after_reset=True)
+        return True
+
+    def _control(self, data):
+        self._ctl_buf += data
+        reset = None
+        while b"\n" in self._ctl_buf:
+            line, _, self._ctl_buf = self._ctl_buf.partition(b"\n")
+            cmd = line.decode().split()
+            if not cmd:
+                continue
+            if cmd[0] == "BOOTED":
+                self.events.append((time.monotonic(), "booted"))
+                if self._master is None:
+                    self._port_up()
+                self._ready.set()
+            elif cmd[0] == "ARM":
+                self.deadline = time.monotonic() + int(cmd[1]) / 1000
+                self.events.append((time.monotonic(), "armed"))
+            elif cmd[0] == "DISARM":
+                self.deadline = None
+            elif cmd[0] == "RESET":
+                reset = "reset"
+        return reset
+
     def _relay(self):
-        vm_out = self.proc.stdout.fileno()
-        vm_in = self.proc.stdin.fileno()
         pending = b""
         while not self._stop:
-            rl = [vm_out, self._master]
-            wl = [self._master] if pending else []
+            proc = self.proc
+            vm_out = proc.stdout.fileno()
+            vm_in = proc.stdin.fileno()
+            master = self._master
+            rl = [vm_out, self._ctl] + ([master] if master is not None else [])
+            wl = [master] if pending and master is not None else []
+            wait = 0.1
+            if self.deadline is not None:
+                wait = max(0.0, min(wait, self.deadline - time.monotonic()))
             try:
-                r, w, _ = select.select(rl, wl, [], 0.1)
+                r, w, _ = select.select(rl, wl, [], wait)
             except (OSError, ValueError):
                 break
+            why = None
+            if self._ctl in r:
+                data = os.read(self._ctl, 4096)
+                why = self._control(data) if data else None
+            if why is None and self.deadline is not None and time.monotonic() >= self.deadline:
+                why = "deadman"
+            if why is not None:
+                with self._lock:
+                    if self._stop or not self._hard_reset(why):
+                        break
+                pending = b""
+                continue
             if vm_out in r:
                 data = os.read(vm_out, 65536)
                 if not data:
                     break
-                self._ready.set()
-                pending += data
                 self.bytes_out += len(data)
-            if self._master in r:
+                if self._master is not None:
+                    pending += data
+            if master is not None and master in r:
                 try:
-                    data = os.read(self._master, 65536)
-                except BlockingIOError:
-                    data = None
-                except OSError:
+                    data = os.read(master, 65536)
+                except (BlockingIOError, OSError):
                     data = None
                 if data:
                     self.bytes_in += len(data)
+                    if b"\x03" in data:  # Ctrl-C: the running program sees it at its next sleep
+                        with open(self.interrupt_file, "wb"):
+                            pass
                     try:
                         os.write(vm_in, data)
                     except (BrokenPipeError, OSError):
                         break
-            if pending and (self._master in w or not wl):
+            if pending and self._master is not None and (self._master in w or not wl):
                 try:
                     n = os.write(self._master, pending)
                     pending = pending[n:]
@@ -120,42 +232,47 @@ class Bridge:
         """Orderly stop: the board's files are saved to the host folder."""
         if self.proc is None:
             return
-        try:
-            self.proc.stdin.close()  # end of input: the bridge saves and exits
-        except OSError:
-            pass
-        try:
-            self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.send_signal(signal.SIGTERM)
-            self.proc.wait(timeout)
+        with self._lock:
+            self._stop = True
+            proc = self.proc
+            try:
+                proc.stdin.close()  # end of input: the bridge saves and exits
+            except OSError:
+                pass
+            try:
+                proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()  # a hung board: its files were written through already
+                proc.wait(timeout)
         self._close()
 
     def kill(self):
         """Power cut: whatever was not yet saved to the host folder is lost."""
         if self.proc is None:
             return
-        self.proc.kill()
-        self.proc.wait()
+        with self._lock:
+            self._stop = True
+            self.proc.kill()
+            self.proc.wait()
         self._close()
 
     def _close(self):
         self._stop = True
         if self._thread is not None:
-            self._thread.join(2)
-        for fd in (self._master, self._slave):
-            if fd is not None:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
+            self._thread.join(5)
+        self._port_down()
         for f in (self.proc.stdin, self.proc.stdout):
             try:
                 f.close()
             except OSError:
                 pass
-        self._master = self._slave = None
+        try:
+            os.close(self._ctl)
+        except OSError:
+            pass
         self.proc = None
+        self.deadline = None
+        shutil.rmtree(self.link_dir, ignore_errors=True)  # (start() makes it again)
 
     def __enter__(self):
         return self.start()
@@ -174,8 +291,12 @@ def main(argv=None):
     a = ap.parse_args(argv)
     b = Bridge(a.board, flash_size=a.flash_size, raw_paste=not a.no_raw_paste,
                impl_version=a.impl_version, impl_mpy=a.impl_mpy, log=sys.stderr)
+    def _term(*_):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _term)  # stop as on Ctrl-C: the flash saved, the link removed
     b.start()
-    print(b.port, flush=True)
+    print(b.port, flush=True)  # a link to the pty: it vanishes during a hard reset
     try:
         while b.proc.poll() is None:
             time.sleep(0.5)

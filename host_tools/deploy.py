@@ -315,20 +315,48 @@ class Board:
         self.sent_bytes = 0
         self.send_seconds = 0.0
         self.b64 = None
+        self.restarted = False
 
-    def close(self):
+    def close(self, restart_app=True):
+        """Leave the board running its application again: mpremote's soft reset
+        into the raw REPL ran boot.py only, so the app is stopped until a soft
+        reset in the friendly REPL (boot.py, main.py) or a reset."""
         try:
             if self.t.in_raw_repl:
                 self.t.exit_raw_repl()
+                if restart_app and not self.restarted:
+                    self.t.read_until(1, b">>> ", timeout=2)
+                    self.t.serial.write(b"\x04")
             self.t.close()
         except Exception:
             pass
 
-    def raw(self, soft_reset=True):
-        try:
-            self.t.enter_raw_repl(soft_reset=soft_reset)
-        except self.TransportError:
-            raise DeployError("the board on %s does not answer: is it running MicroPython?" % self.port) from None
+    def raw(self, soft_reset=True, patience=15.0):
+        """Into the raw REPL.  A board that resets by itself meanwhile (its USB
+        port drops and comes back) is reconnected for up to `patience` s."""
+        from mpremote.transport_serial import SerialTransport
+
+        t0 = time.monotonic()
+        while True:
+            try:
+                self.t.enter_raw_repl(soft_reset=soft_reset)
+                return
+            except self.TransportError:
+                raise DeployError("the board on %s does not answer: is it running MicroPython?" % self.port) from None
+            except OSError:
+                if time.monotonic() - t0 > patience:
+                    raise DeployError("lost the board on %s: it keeps resetting" % self.port) from None
+            try:
+                self.t.close()
+            except Exception:
+                pass
+            while time.monotonic() - t0 <= patience:
+                time.sleep(0.2)
+                try:
+                    self.t = SerialTransport(self.port, baudrate=115200, timeout=10)
+                    break
+                except Exception:
+                    continue
 
     def exec(self, code):
         try:
@@ -487,15 +515,63 @@ def plan(info, manifest, root_files):
             "stale": stale, "roots": roots, "need": need * BLOCK, "freed": freed * BLOCK}
 
 
+MAX_BOOTS = (1, 10)  # failed starts on trial before the board falls back
+TRIAL_SECONDS = (2, 600)  # the deadman's window for the app to prove healthy
+
+
+def check_options(max_boots, trial_seconds):
+    if not (isinstance(max_boots, int) and MAX_BOOTS[0] <= max_boots <= MAX_BOOTS[1]):
+        raise DeployError("--max-boots must be %d to %d (got %r): it is how many failed starts the board allows before it falls back"
+                          % (MAX_BOOTS + (max_boots,)))
+    if not (TRIAL_SECONDS[0] <= trial_seconds <= TRIAL_SECONDS[1]):
+        raise DeployError("--trial-seconds must be %d to %d (got %r): the new version must prove healthy within it"
+                          % (TRIAL_SECONDS + (trial_seconds,)))
+
+
+def profile_names(src):
+    """The board profiles the firmware in `src` knows (mancala/profiles/__init__.py NAMES)."""
+    import ast
+
+    try:
+        with open(os.path.join(src, "mancala", "profiles", "__init__.py")) as f:
+            tree = ast.parse(f.read())
+    except (OSError, SyntaxError):
+        return ()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "NAMES" for t in node.targets):
+            return tuple(ast.literal_eval(node.value))
+    return ()
+
+
+def set_profile(board, name, rep):
+    """Write /data/board.txt (write, close, rename: littlefs keeps data only once closed)."""
+    board.exec("import os\ntry:\n os.mkdir('/data')\nexcept OSError:\n pass\n"
+               "f=open('/data/board.txt.tmp','w')\nf.write(%r)\nf.close()\n"
+               "os.rename('/data/board.txt.tmp', '/data/board.txt')" % (name + "\n"))
+    back = board.exec("print(open('/data/board.txt').read().strip())").strip()
+    if back != name:
+        raise DeployError("could not write /data/board.txt (read back %r)" % back)
+    rep.say("board profile set: /data/board.txt = %s" % name)
+
+
 def deploy(port=None, src=DEFAULT_SRC, use_mpy=True, max_boots=3, out=None,
-           restart_timeout=20.0, force=False):
+           restart_timeout=None, force=False, trial_seconds=30, profile=None):
     """Update the board.  Returns a dict of what was done (and timings)."""
     rep = Reporter(out)
     t_start = time.monotonic()
+    check_options(max_boots, trial_seconds)
+    if profile is not None:
+        names = profile_names(src)
+        name = profile.replace("-", "_")
+        if name not in names:
+            raise DeployError("unknown board profile %r: choose one of %s" % (profile, ", ".join(names)))
+        profile = name
     port = find_port(port)
     board = Board(port)
     try:
         board.raw(soft_reset=True)
+        if profile is not None:
+            set_profile(board, profile, rep)
         info = board.info()
         rep.say("board on %s: MicroPython %s (%s), .mpy %s; running %s" % (
             port, ".".join(map(str, info["version"])), info["platform"],
@@ -508,15 +584,21 @@ def deploy(port=None, src=DEFAULT_SRC, use_mpy=True, max_boots=3, out=None,
         st = info.get("state") or {}
         running = info["manifests"].get(p["active"]) if p["active"] else None
         if (not force and running and running.get("files") == manifest["files"]
-                and not p["roots"] and not st.get("trial")):
+                and not p["roots"] and not st.get("trial") and not st.get("crashes")):
             rep.say("already up to date: the board runs %s" % describe_running(info))
+            if profile is not None:
+                rep.say("restarting the board with profile %s" % profile)
             return {"version": version, "sent": [], "copied": [], "up_to_date": True,
                     "seconds": time.monotonic() - t_start, "bytes": 0, "port": port}
         free = info["free"]
-        if free >= 0 and p["need"] + RESERVE > free + p["freed"]:
-            raise DeployError("flash full: the update needs %d KB, the board has %d KB free; nothing was written (board still runs %s)"
-                              % ((p["need"] + RESERVE) // 1024, (free + p["freed"]) // 1024, describe_running(info)))
         target = p["target"]
+        other = info["manifests"].get(target)
+        if free >= 0 and p["need"] + RESERVE > free + p["freed"]:
+            raise DeployError("flash full: the update needs %d KB, the board has %d KB free even with slot %s reclaimed; nothing was written (board still runs %s)"
+                              % ((p["need"] + RESERVE) // 1024, (free + p["freed"]) // 1024, target, describe_running(info)))
+        if other and free >= 0 and p["need"] + RESERVE > free:
+            rep.say("flash: reclaiming slot %s (%s, %d KB) to make room: that version is no longer a fallback"
+                    % (target, other.get("version"), p["freed"] // 1024))
         base = "/slots/" + target + "/"
         # What the board starts if this update stops before the switch.
         keeps = "%s (slot %s)" % (info["manifests"][p["active"]].get("version"), p["active"]) \
@@ -531,9 +613,13 @@ def deploy(port=None, src=DEFAULT_SRC, use_mpy=True, max_boots=3, out=None,
                            % json.dumps({"active": p["active"], "previous": None, "trial": False, "boots": 0}))
                 rep.say("slot %s was never confirmed: back to slot %s first" % (target, p["active"]))
             # 1. the target slot stops being complete before anything in it changes
-            board.exec("_mkdirs(%r)\n_rm(%r)" % (base + "manifest.json", base + "manifest.json"))
-            for rel in p["stale"]:
-                board.exec("_rm(%r)" % (base + rel))
+            board.exec("_mkdirs(%r)\n_rm(%r)\n_rm(%r)" % (base + "manifest.json", base + "manifest.json",
+                                                          base + "confirmed"))
+            # reclaim: what the new files replace goes first, so the flash
+            # never has to hold the old and the new copy of a file at once
+            gone = [rel for rel in p["stale"] + p["copy"] + p["send"] if target + "/" + rel in info["files"]]
+            for i in range(0, len(gone), 16):
+                board.exec("for p in %r:\n _rm(p)" % ([base + rel for rel in gone[i:i + 16]],))
             # 2. files: copied on the board, or sent
             for rel in p["copy"]:
                 board.exec("_cp(%r, %r)" % ("/slots/" + p["active"] + "/" + rel, base + rel))
@@ -565,45 +651,34 @@ def deploy(port=None, src=DEFAULT_SRC, use_mpy=True, max_boots=3, out=None,
             raise DeployError("%s; nothing switched: the board will start %s" % (e, keeps)) from None
         # 5. switch: one atomic rename of the state file
         new_state = {"active": target, "previous": p["active"], "trial": True, "boots": 0,
-                     "max_boots": max_boots}
+                     "max_boots": max_boots, "trial_ms": int(trial_seconds * 1000), "crashes": 0}
         board.exec("import json\nf=open('/slots/state.tmp','w')\nf.write(%r)\nf.close()\nos.rename('/slots/state.tmp', '/slots/state.json')"
                    % json.dumps(new_state))
         sent_bytes, send_seconds = board.sent_bytes, board.send_seconds
-        rep.say("switched to slot %s (on trial, %d starts); restarting the board" % (target, max_boots))
-        running = restart(board, timeout=restart_timeout)
+        rep.say("switched to slot %s (on trial: %d starts of %d s each to prove healthy); resetting the board"
+                % (target, max_boots, trial_seconds))
+        if restart_timeout is None:
+            restart_timeout = (max_boots + 1) * (trial_seconds + 10) + 20
+        outcome = reset_and_watch(board, restart_timeout, rep, quiet_seconds=trial_seconds + 1.5)
         seconds = time.monotonic() - t_start
         rate = sent_bytes / send_seconds if send_seconds > 0 else 0.0
         rep.say("sent %d bytes in %.2f s (%.0f bytes/s); update took %.2f s" % (sent_bytes, send_seconds, rate, seconds))
         result = {"version": version, "sent": p["send"] + p["roots"], "copied": p["copy"],
                   "kept": p["keep"], "target": target, "bytes": sent_bytes, "send_seconds": send_seconds,
-                  "rate": rate, "seconds": seconds, "running": running, "up_to_date": False, "port": port}
-        crash = start_error(board.boot_output)
-        last = _last_running(board.boot_output)
-        confirmed = bool(last and CONFIRMED_RE.search(board.boot_output, last.end()))
-        result["confirmed"] = confirmed
-        if running is None:
-            rep.say("the board restarted; its version could not be read back (it may still be starting)")
-        elif running[0] != version:
-            err = DeployError("the new version %s failed to start; the board went back to %s (slot %s)"
-                              % (version, running[0], running[1]))
-            err.result = result
-            raise err
-        elif crash and not confirmed:
-            err = DeployError("the new version %s stopped at start (%s)%s" % (
-                version, crash, "" if p["active"] else " and there is no earlier version to go back to"))
-            err.result = result
-            raise err
-        else:
-            rep.say("the board now runs %s (slot %s)%s" % (
-                running + ("" if confirmed else ", still on trial (not yet confirmed by the app)",)))
-            if crash:
-                rep.say("note: after starting, the app stopped with %s" % crash)
-        return result
+                  "rate": rate, "seconds": seconds, "up_to_date": False, "port": port}
+        result.update(outcome)
+        line = outcome_line(outcome, version, target)
+        if outcome["state"].get("active") == target and not outcome["state"].get("trial") and outcome["healthy"]:
+            rep.say(line)
+            return result
+        err = DeployError(line)
+        err.result = result
+        raise err
     finally:
         board.close()
 
 
-RUNNING_RE = re.compile(rb"main: running (\S+) \(slot (\w)\)")
+RUNNING_RE = re.compile(rb"main: running (\S+) \(slot (\w)[,)]")
 CONFIRMED_RE = re.compile(rb"main: confirmed slot (\w)")
 
 
@@ -612,55 +687,192 @@ def _last_running(data):
     return ms[-1] if ms else None
 
 
-def restart(board, timeout=20.0):
-    """Soft-reset the board in the friendly REPL (boot.py and main.py run) and
-    watch its output; returns (version, slot) that main.py last reported."""
-    t = board.t
-    t.exit_raw_repl()
-    t.read_until(1, b">>> ", timeout=2)
-    t.serial.write(b"\x04")
-    data = b""
+CONFIRMED_RE = re.compile(rb"main: (?:confirmed slot|healthy \()")
+SAFE_RE = re.compile(rb"main: SAFE STATE: ([^\r\n]*)")
+
+
+def reset_and_watch(board, timeout, rep=None, reset=True, quiet_seconds=None, settle_seconds=2.0):
+    """Reset the board for real and follow it until the outcome is known.
+
+    machine.reset() drops the USB serial port; it comes back once boot.py has
+    returned (what boot.py printed is lost), main.py starts the app.  The
+    board is only listened to (no Ctrl-C, no soft reset: either would end or
+    skew the trial) through every reset it does by itself, until main.py says
+    the running version is healthy, or the safe state, or `timeout`.  Then it
+    is interrupted, /slots/state.json is read (the truth about what happened),
+    and it is soft-reset in the friendly REPL so the app runs again.
+    What main.py prints in its first moments is often lost (the port is not
+    open again yet), so a port that stays up for `quiet_seconds` (the trial
+    window and a margin: a failing trial would have reset the board by then)
+    also ends the listening; the state file then tells.  After "healthy" it
+    listens `settle_seconds` more, for a crash right after the trial.
+    Returns a dict: running (version, slot) or None, healthy, state, resets,
+    output (bytes), seconds."""
+    import serial
+
+    if quiet_seconds is None:
+        quiet_seconds = timeout
+
+    class Listener(serial.Serial):
+        def reset_input_buffer(self):
+            pass  # pyserial drops what came before open(): here it is main.py's first lines
+    port = board.port
     t0 = time.monotonic()
-    while time.monotonic() - t0 < timeout:
+    if reset:
         try:
-            n = t.serial.in_waiting
-            chunk = t.serial.read(n) if n else b""
-        except OSError:
-            # A board that resets for real drops off USB: wait and reopen.
-            chunk = b""
-            time.sleep(0.5)
+            board.t.exec_raw_no_follow("import machine\nmachine.reset()")
+        except Exception:
+            pass
+    try:
+        board.t.serial.close()
+    except Exception:
+        pass
+    data = b""
+    resets = 0
+    s = None
+    if reset:
+        time.sleep(0.1)  # the port goes away
+    up_since = None
+    healthy_at = None  # when main.py last said the running version is healthy
+    while time.monotonic() - t0 < timeout:
+        if s is None:
             try:
-                t.serial.close()
-                t.serial.open()
-            except OSError:
+                s = Listener(port, 115200, timeout=0.05)
+            except (OSError, serial.SerialException):
+                time.sleep(0.05)
                 continue
-        if chunk:
-            data += chunk
-            if data.endswith(b">>> "):
-                break  # main.py ended: the REPL is back
-            # An application that keeps running: done once it confirmed its slot.
-            last = _last_running(data)
-            if last is not None and CONFIRMED_RE.search(data, last.end()):
-                break
-        else:
-            time.sleep(0.02)
-    found = RUNNING_RE.findall(data)
+            up_since = time.monotonic()
+            healthy_at = None
+            if resets and rep is not None:
+                rep.say("  the board reset by itself (%d); listening again" % resets)
+        now = time.monotonic()
+        if now - up_since > quiet_seconds:
+            break
+        if healthy_at is not None and now - healthy_at > settle_seconds:
+            break  # healthy, and no early crash after it
+        try:
+            chunk = s.read(4096)
+        except (OSError, serial.SerialException):
+            chunk = None
+        if chunk is None:  # the port went away: a reset
+            resets += 1
+            try:
+                s.close()
+            except Exception:
+                pass
+            s = None
+            continue
+        if not chunk:
+            continue
+        data += chunk
+        last = _last_running(data)
+        tail = data[last.end():] if last is not None else data
+        if SAFE_RE.search(tail):
+            break
+        if last is not None and healthy_at is None and CONFIRMED_RE.search(tail):
+            healthy_at = time.monotonic()
+    if s is not None:
+        s.close()
     board.boot_output = data
-    if not found:
-        return None
-    v, s = found[-1]
-    return v.decode(), s.decode()
+    state, manifests, answered = _read_back(board, port)
+    reported = None
+    last = _last_running(data)
+    if last is not None:
+        reported = (last.group(1).decode(), last.group(2).decode())
+    active = state.get("active")
+    running = ((manifests.get(active) or {}).get("version"), active) if active in ("a", "b") else reported
+    safe = SAFE_RE.findall(data)
+    healthy = healthy_at is not None and not state.get("crashes") and not state.get("last_error")
+    if not healthy and healthy_at is None and state.get("trial") is False and state.get("active") in ("a", "b") \
+            and not safe and (state.get("crashes") or 0) == 0 and answered and "unproven" not in state:
+        healthy = True  # it ran past its trial window without a reset, and says so in its state
+    return {"running": running, "reported": reported, "healthy": healthy, "confirmed": healthy, "state": state,
+            "manifests": manifests, "resets": resets, "answered": answered,
+            "safe": safe[-1].decode("utf-8", "replace") if safe else None,
+            "watch_seconds": time.monotonic() - t0, "output": data}
 
 
-def start_error(data):
-    """The last error line main.py printed after its last 'running' line, or None."""
-    m = _last_running(data or b"")
-    tail = (data or b"")[m.end():] if m else b""
-    if b"Traceback" not in tail:
-        return None
-    lines = [ln.strip() for ln in tail.decode("utf-8", "replace").splitlines()]
-    errs = [ln for ln in lines if re.match(r"^\w+(Error|Exception)\b", ln)]
-    return errs[-1] if errs else "an exception"
+def _read_back(board, port, attempts=3):
+    """Interrupt the app, read the slot state, restart the app (soft reset, friendly REPL)."""
+    from mpremote.transport_serial import SerialTransport
+
+    why = None
+    for _attempt in range(attempts):
+        t = None
+        for _ in range(20):
+            try:
+                t = SerialTransport(port, baudrate=115200, timeout=3)
+                break
+            except Exception as e:
+                why = e
+                time.sleep(0.25)
+        if t is None:
+            continue
+        board.t = t
+        try:
+            t.enter_raw_repl(soft_reset=False)
+            text = t.exec("def _j(p):\n try:\n  return open(p).read()\n except OSError:\n  return ''\n"
+                          "print('S', _j('/slots/state.json'))\n"
+                          "for s in 'ab':\n print('M', s, _j('/slots/' + s + '/manifest.json'))").decode("utf-8", "replace")
+            state, manifests = {}, {}
+            for ln in text.splitlines():
+                tag, _, rest = ln.partition(" ")
+                if tag == "S":
+                    state = _loads(rest) or {}
+                elif tag == "M":
+                    sl, _, js = rest.partition(" ")
+                    manifests[sl] = _loads(js)
+            t.exit_raw_repl()
+            t.read_until(1, b">>> ", timeout=2)
+            t.serial.write(b"\x04")  # soft reset in the friendly REPL: the app runs again
+            board.restarted = True
+            return (state if isinstance(state, dict) else {}), manifests, True
+        except Exception as e:  # a reset at that moment, a board that does not answer
+            why = e
+            try:
+                t.close()
+            except Exception:
+                pass
+            time.sleep(0.5)
+    board.read_back_error = str(why)
+    return {}, {}, False
+
+
+def outcome_line(o, version, target):
+    """One true line about what the board runs after the update."""
+    st = o.get("state") or {}
+    mans = o.get("manifests") or {}
+    active = st.get("active")
+    run = "%s (slot %s)" % ((mans.get(active) or {}).get("version", "?"), active) if active else "nothing"
+    if not o.get("answered"):
+        return ("the board does not answer after the update (hung?); if it stays so, cut its power: "
+                "it then starts again with a %d-start trial" % 3)
+    if active == target and not st.get("trial") and o.get("healthy"):
+        return "the board now runs %s (slot %s), confirmed healthy by the app%s" % (
+            version, target, " after %d resets" % o["resets"] if o["resets"] > 1 else "")
+    if st.get("fell_back_from") == target and active != target:
+        return "the new version %s failed (%s); the board is back on %s and running it" % (
+            version, st.get("reason", "?"), run)
+    if active == target and st.get("unproven"):
+        return ("the new version %s failed (%s) and there is no earlier version to go back to; "
+                "it stays installed: its console says what is wrong" % (version, st["unproven"]))
+    if o.get("safe"):
+        return "the new version %s failed and there is nothing to go back to; the board is in its safe state: %s" % (
+            version, o["safe"])
+    if active == target and st.get("trial"):
+        return "the new version %s did not prove healthy within the time allowed (start %s of %s); the board keeps trying it and falls back by itself" % (
+            version, st.get("boots", "?"), st.get("max_boots", "?"))
+    return "the new version %s did not prove healthy; the board runs %s" % (version, run)
+
+
+def start_board(port, timeout=30):
+    """Reset a board and report what it runs (tests, `mancala deploy --check`)."""
+    board = Board(port)
+    board.raw(soft_reset=False)
+    try:
+        return reset_and_watch(board, timeout)
+    finally:
+        board.close()
 
 
 def deploy_main(argv=None):
@@ -668,11 +880,17 @@ def deploy_main(argv=None):
     ap.add_argument("--port", default=None, help="serial port of the board (default: $PORT, else found by USB id)")
     ap.add_argument("--src", default=DEFAULT_SRC, help="firmware folder (default: firmware/)")
     ap.add_argument("--py", action="store_true", help="send plain .py files (no mpy-cross)")
-    ap.add_argument("--max-boots", type=int, default=3, help="failed starts before the board falls back (default 3)")
+    ap.add_argument("--max-boots", type=int, default=3,
+                    help="failed starts on trial before the board falls back, %d-%d (default 3)" % MAX_BOOTS)
+    ap.add_argument("--trial-seconds", type=float, default=30,
+                    help="seconds the new version has at each start to prove healthy, %d-%d (default 30)" % TRIAL_SECONDS)
+    ap.add_argument("--profile", default=None,
+                    help="write the board profile (/data/board.txt) first, e.g. pico_hall (bring-up)")
     ap.add_argument("--force", action="store_true", help="install even when the board already runs this version")
     a = ap.parse_args(argv)
     try:
-        deploy(a.port, a.src, use_mpy=not a.py, max_boots=a.max_boots, force=a.force)
+        deploy(a.port, a.src, use_mpy=not a.py, max_boots=a.max_boots, force=a.force,
+               trial_seconds=a.trial_seconds, profile=a.profile)
     except DeployError as e:
         print("error: %s" % e, file=sys.stderr)
         return 1

@@ -34,8 +34,15 @@ SENSOR_KEYS = {
     "gpio": ("pit_pins",),
     "mux": ("mux_select", "mux_adc", "mux_channels", "hall_threshold", "hall_hysteresis"),
 }
-SUPPLIES = ((500, "USB port 500 mA"), (1500, "5 V 1.5 A"), (3000, "5 V 3 A"))
+# USB: MicroPython's rp2 port asks the host for 250 mA in its USB configuration
+# descriptor (bMaxPower; the tinyusb config of shared/tinyusb), so a USB-powered
+# board must stay inside 250 mA whatever port it is plugged into.
+USB_MA = 250
+SUPPLIES = ((USB_MA, "USB 250 mA"), (1500, "5 V 1.5 A"), (3000, "5 V 3 A"))
 SUPPLY_DERATING = 0.9   # never plan to use more than 90 % of a supply's rating
+# USB 2.0 (7.2.4.1): at most 10 uF across VBUS when a device is attached (inrush).
+USB_VBUS_MAX_UF = 10.0
+STRIP_UF_PER_LED = 0.1  # the 100 nF next to every WS2812B of a strip or ring
 
 # ---------------------------------------------------------------------------
 # Parts and builds (everything about a build that is not firmware data)
@@ -49,7 +56,9 @@ PARTS = {
     "strip60": ("Adafruit", "1138", "NeoPixel strip WS2812B, 60 LED/m, 1 m (cut to length)", 25.00),
     "ahct125": ("Texas Instruments", "SN74AHCT125N", "quad buffer, TTL inputs: 3.3 V data -> 5 V (DIP-14)", 0.60),
     "r330": ("Yageo", "MFR-25FBF52-330R", "330 ohm 1/4 W resistor, WS2812 data series", 0.10),
-    "c1000u": ("Panasonic", "EEU-FR1A102", "1000 uF 10 V electrolytic, across LED power input", 0.60),
+    "c1000u": ("Panasonic", "EEU-FR1A102", "1000 uF 10 V electrolytic, across LED power input (5 V adapter rail, never VBUS)", 0.60),
+    "c4u7": ("Murata", "RCER71A475K2DBH1A", "4.7 uF 10 V X7S ceramic, at LED 0 (USB: VBUS allows 10 uF)", 0.40),
+    "jumper5v": ("generic", "2.54 mm 2-pin header + shunt", "5V-IN jumper: the DevKitC is fed by the 5 V rail OR its USB, never both", 0.15),
     "c100n": ("KEMET", "C320C104K5R5TA", "100 nF 50 V ceramic, decoupling", 0.20),
     "schottky": ("onsemi", "1N5817G", "1 A Schottky diode, 5 V supply -> MCU board", 0.30),
     "ptc": ("Littelfuse", "RXEF300", "resettable fuse 3 A hold, 5 V input", 0.50),
@@ -97,7 +106,7 @@ BUILDS = {
                    "stays available: no ADC2 pin, strapping pin or input-only pin is wired.",
         "supply_ma": 3000, "mcu_ma": 500,
         "bom": (("esp32", 1), ("button", 14), ("ring12", 12), ("strip60", 1), ("ahct125", 1),
-                ("r330", 1), ("c1000u", 1), ("c100n", 2), ("schottky", 1), ("ptc", 1),
+                ("r330", 1), ("c1000u", 1), ("c100n", 2), ("schottky", 1), ("jumper5v", 1), ("ptc", 1),
                 ("jack", 1), ("psu3a", 1), ("wire22", 1), ("wire18", 1), ("perf", 1)),
         "optional": (("hall_sw", 14, "instead of the buttons: contactless, needs a magnet"),),
     },
@@ -106,9 +115,9 @@ BUILDS = {
         "summary": "The pico_buttons wiring with one WS2812B per pit and store (14 LEDs cut "
                    "from a strip), powered from any USB port. Counts are read by colour and "
                    "by holding a pit (the pit blinks its count).",
-        "supply_ma": 500, "mcu_ma": 100,
+        "supply_ma": USB_MA, "mcu_ma": 100,
         "bom": (("pico", 1), ("button", 14), ("strip60", 1), ("ahct125", 1), ("r330", 1),
-                ("c1000u", 1), ("c100n", 1), ("wire22", 1), ("perf", 1)),
+                ("c4u7", 1), ("c100n", 1), ("wire22", 1), ("perf", 1)),
         "optional": (),
     },
 }
@@ -329,6 +338,33 @@ def validate(profile, module=None, build=None):
     return errors
 
 
+CAP_UF = {"c1000u": 1000.0, "c4u7": 4.7, "c100n": 0.1}
+
+
+def usb_powered(build):
+    return build["supply_ma"] <= USB_MA
+
+
+def check_power(name, build, profile):
+    """The power design against USB and Espressif's rules (one line per problem)."""
+    errs = []
+    bom = dict(build["bom"])
+    if usb_powered(build):
+        # every capacitor of a USB-powered build sits on VBUS, and so does the 100 nF of every LED
+        uf = sum(CAP_UF[k] * n for k, n in bom.items() if k in CAP_UF)
+        uf += STRIP_UF_PER_LED * profile["led_count"]
+        if uf > USB_VBUS_MAX_UF:
+            errs.append("%.1f uF on USB VBUS (bulk capacitor + 100 nF per LED): USB allows %.0f uF at attach"
+                        % (uf, USB_VBUS_MAX_UF))
+        if build["supply_ma"] > USB_MA:
+            errs.append("a USB-powered build may plan on %d mA (the rp2 port's USB descriptor), not %d"
+                        % (USB_MA, build["supply_ma"]))
+    if profile["mcu"] == "esp32" and not usb_powered(build) and "jumper5v" not in bom:
+        errs.append("ESP32-DevKitC: USB and the 5V pin must never feed it together (Espressif); "
+                    "the 5 V rail needs the 5V-IN jumper (jumper5v) to be pulled for USB")
+    return errs
+
+
 def validate_all():
     problems = {}
     for name in profile_names():
@@ -340,6 +376,8 @@ def validate_all():
         errs = validate(prof, module=name, build=BUILDS.get(name))
         if name not in BUILDS:
             errs.append("no build entry in host_tools/hardware_gen.py BUILDS")
+        elif not errs:
+            errs += check_power(name, BUILDS[name], prof)
         if errs:
             problems[name] = errs
     return problems
@@ -477,16 +515,19 @@ def render_build_md(name, profile):
 def power_rows(name, profile):
     mcu = profile["mcu"]
     rows = []
-    if BUILDS[name]["supply_ma"] <= 500:
+    if usb_powered(BUILDS[name]):
         vin = "VBUS (pin 40)" if mcu == "rp2040" else "5V (J2-19)"
-        rows.append("| Pico USB port (500 mA) | powers the Pico; %s = 5 V out | - |" % vin)
-        rows.append("| %s | 5V pad of LED 0 and 74AHCT125 VCC (pin 14); 1000 uF across 5V-GND at LED 0 | 22 AWG |" % vin)
+        rows.append("| Pico USB port (250 mA: what the rp2 port asks the PC for) | powers the Pico; %s = 5 V out | - |" % vin)
+        rows.append("| %s | 5V pad of LED 0 and 74AHCT125 VCC (pin 14); 4.7 uF ceramic across 5V-GND at LED 0 (USB allows 10 uF on VBUS: no 1000 uF here) | 22 AWG |" % vin)
         rows.append("| Pico GND (pin 38) | LED GND, 74AHCT125 GND (pin 7) and 1OE (pin 1) | 22 AWG |")
         return rows
     mcu_in = "VSYS (pin 39)" if mcu == "rp2040" else "5V (J2-19)"
     gnd = "GND (pin 38)" if mcu == "rp2040" else "GND (J2-14)"
     rows.append("| 5 V supply, barrel jack + | RXEF300 fuse -> 5 V rail | 18 AWG |")
-    rows.append("| 5 V rail | 1N5817 anode; cathode -> MCU %s | 22 AWG |" % mcu_in)
+    if mcu == "esp32":
+        rows.append("| 5 V rail | 1N5817 anode; cathode -> 5V-IN jumper -> MCU %s (pull the jumper before plugging in USB: Espressif allows one supply at a time) | 22 AWG |" % mcu_in)
+    else:
+        rows.append("| 5 V rail | 1N5817 anode; cathode -> MCU %s (the Pico's own VBUS diode lets USB and VSYS share, per its datasheet) | 22 AWG |" % mcu_in)
     rows.append("| 5 V rail | 74AHCT125 VCC (pin 14), 100 nF to GND | 22 AWG |")
     for point, i in injection_points(profile):
         rows.append("| 5 V rail and GND | feed point %s: the 5V/GND bus at LED %d (%s)%s | 18 AWG |"
@@ -857,20 +898,20 @@ def _sensor_label(profile, i):
 
 def power_pin_labels(name, mcu):
     if mcu == "rp2040":
-        if BUILDS[name]["supply_ma"] <= 500:
+        if usb_powered(BUILDS[name]):
             return [("VBUS  40  5 V out to LEDs", COL["pwr"]), ("GND   38", COL["gnd"])]
         return [("VSYS  39  <- 1N5817 <- 5 V", COL["pwr"]), ("3V3   36  sensors/mux", COL["pwr"]),
                 ("GND   38", COL["gnd"])]
-    return [("5V  J2-19  <- 1N5817 <- 5 V", COL["pwr"]), ("3V3  J2-1  sensors", COL["pwr"]),
+    return [("5V  J2-19  <- jumper <- 1N5817 <- 5 V", COL["pwr"]), ("3V3  J2-1  sensors", COL["pwr"]),
             ("GND  J2-14", COL["gnd"])]
 
 
 def power_summary(name, profile):
     b = BUILDS[name]
     pts = injection_points(profile)
-    if b["supply_ma"] <= 500:
+    if usb_powered(b):
         return ["USB 5 V from the Pico's VBUS feeds the %d LEDs (point A)." % profile["led_count"],
-                "1000 uF across 5V-GND at LED 0; 330 ohm at DIN of LED 0.",
+                "4.7 uF ceramic across 5V-GND at LED 0 (USB: 10 uF max); 330 ohm at DIN of LED 0.",
                 "Firmware budget: %d mA for the LEDs, all white at 255 would be %d mA."
                 % (profile["current_limit_ma"], round(worst_case_ma(profile, 255))),
                 "Powering from a PC port: keep brightness at the lower levels."]
@@ -879,7 +920,8 @@ def power_summary(name, profile):
             "Rail -> 5V/GND bus at %s; every ring taps the bus." % ", ".join("%s (LED %d)" % (p, profile["leds"][i][0]) for p, i in pts),
             "Firmware budget: %d mA for the LEDs (all white at 255 would be %d mA)."
             % (profile["current_limit_ma"], round(worst_case_ma(profile, 255))),
-            "All grounds meet at the jack. Never feed the LEDs from USB."]
+            "All grounds meet at the jack. Never feed the LEDs from USB."
+            + (" ESP32: pull the 5V-IN jumper before plugging in USB." if profile["mcu"] == "esp32" else "")]
 
 
 # ---------------------------------------------------------------------------
@@ -916,7 +958,7 @@ def render_current_summary(names, profiles):
                "sensors, the firmware scales the frame down to N mA. **too small**: the dark LEDs "
                "alone leave less than 100 mA for colour.")
     out.append("")
-    out.append("| build | level | all white | USB 500 mA | 5 V 1.5 A | 5 V 3 A |")
+    out.append("| build | level | all white | %s |" % " | ".join(label for _ma, label in SUPPLIES))
     out.append("|---|---|---|---|---|---|")
     for name in names:
         p, b = profiles[name], BUILDS[name]

@@ -1,5 +1,6 @@
 # Updating the board over USB (issue 5, docs/UPDATING.md).
-#   make deploy [PORT=/dev/ttyACM0] [SRC=firmware] [DEPLOY_ARGS=--py]
+#   make deploy [PORT=/dev/ttyACM0] [SRC=firmware] [PROFILE=pico_hall] [DEPLOY_ARGS=--py]
+#               (PROFILE= writes /data/board.txt first: bring-up, hardware/bringup.md)
 #   make pull-games [PORT=...] [GAMES=games]
 #   make analyse REC=games/g00001.txt [NODES=100000] [HTML=report.html] [PNG=graph.png]
 #   make flash-pico UF2=RPI_PICO-....uf2 [DRIVE=/media/me/RPI-RP2]
@@ -11,10 +12,10 @@ SRC   ?= firmware
 GAMES ?= games
 CHIP  ?= esp32
 
-.PHONY: deploy pull-games analyse flash-pico flash-esp32 deploy-emulated deploy-measure emulated-board test-deploy
+.PHONY: deploy pull-games analyse flash-pico flash-esp32 deploy-emulated deploy-measure update-measure emulated-board test-deploy
 
 deploy: setup
-	$(PY) -m host_tools.deploy --src $(SRC) $(if $(PORT),--port $(PORT)) $(DEPLOY_ARGS)
+	$(PY) -m host_tools.deploy --src $(SRC) $(if $(PORT),--port $(PORT)) $(if $(PROFILE),--profile $(PROFILE)) $(DEPLOY_ARGS)
 
 pull-games: setup
 	$(PY) -m host_tools.board_games pull --dest $(GAMES) $(if $(PORT),--port $(PORT))
@@ -34,6 +35,11 @@ flash-esp32: setup
 deploy-emulated: setup
 	$(PY) -m host_tools.deploy_emulated --src $(SRC)
 
+# How long a recovery from a hung update takes on the emulated board, and what
+# `make deploy` prints for each kind of broken update (docs/UPDATING.md).
+update-measure: setup
+	$(PY) -m host_tools.deploy_emulated --recovery
+
 deploy-measure: setup
 	$(PY) -m host_tools.deploy_emulated --measure --src $(SRC)
 
@@ -41,4 +47,4 @@ emulated-board: setup
 	$(PY) -m host_tools.bridge --board build/emulated-board
 
 test-deploy: setup
-	$(VENV)/bin/pytest -q -n $(JOBS) tests/test_deploy.py tests/test_deploy_tools.py tests/test_bridge.py
+	$(VENV)/bin/pytest -q -n $(JOBS) tests/test_deploy.py tests/test_deploy_tools.py tests/test_bridge.py tests/test_update_*.py tests/test_boot_*.py

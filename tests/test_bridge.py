@@ -39,7 +39,7 @@ def board(tmp_path):
 
 
 def test_pyserial_opens_the_pty(board):
-    assert board.port.startswith("/dev/pts/")
+    assert os.path.realpath(board.port).startswith("/dev/pts/")  # a stable link to the pty
     with serial.Serial(board.port, 115200, timeout=5, exclusive=True) as s:
         s.write(b"\r\x03")
         s.write(b"print(6 * 7)\r")
@@ -178,3 +178,74 @@ def test_bridge_command_line(tmp_path):
     finally:
         p.terminate()
         p.wait(10)
+
+
+# -- issue 10: resets, hangs and flash as on the rp2 port (ports/rp2/main.c) ----------
+
+def _port_gone_then_back(b, timeout=10):
+    t0 = time.monotonic()
+    while os.path.exists(b.port):
+        assert time.monotonic() - t0 < timeout, "the port never went away"
+        time.sleep(0.01)
+    gone = time.monotonic()
+    while not os.path.exists(b.port):
+        assert time.monotonic() - t0 < timeout, "the port never came back"
+        time.sleep(0.01)
+    return time.monotonic() - gone
+
+
+def test_machine_reset_drops_the_port_and_loses_boot_output(tmp_path):
+    d = tmp_path / "board"
+    d.mkdir()
+    (d / "boot.py").write_text("import machine\nprint('BOOT cause', machine.reset_cause())\n")
+    (d / "main.py").write_text("import machine, time\nprint('MAIN cause', machine.reset_cause())\n"
+                               "while True:\n    time.sleep_ms(20)\n")
+    with bridge.Bridge(str(d)) as b:
+        s = serial.Serial(b.port, 115200, timeout=5)
+        s.write(b"\r\x03")  # main.py sleeps: a Ctrl-C reaches it there
+        assert b"KeyboardInterrupt" in read_until(s, b">>> ")
+        s.write(b"import machine; machine.reset()\r")
+        with pytest.raises(serial.SerialException):  # the USB port is gone
+            for _ in range(200):
+                s.read(100)
+        s.close()
+        off = _port_gone_then_back(b)
+        assert off >= b.reset_off_s * 0.9
+        with serial.Serial(b.port, 115200, timeout=5) as s2:
+            s2.write(b"\r\x03")
+            out = read_until(s2, b">>> ")
+        assert b"BOOT cause" not in out  # printed before the port was back: lost
+        assert [e for _t, e in b.events].count("reset") == 1
+
+
+def test_a_hung_board_answers_nothing_until_its_deadman_resets_it(tmp_path):
+    d = tmp_path / "board"
+    d.mkdir()
+    (d / "n").write_text("0")
+    (d / "main.py").write_text(
+        "import machine, os\nn = int(open('/n').read()) + 1\nf = open('/n.tmp', 'w'); f.write(str(n)); f.close()\n"
+        "os.rename('/n.tmp', '/n')\n"  # written through to the flash at the rename
+        "if n < 3:\n"
+        "    t = machine.Timer(-1, mode=machine.Timer.ONE_SHOT, period=500, callback=lambda t: machine.reset(), hard=True)\n"
+        "    while True:\n        pass\n")
+    with bridge.Bridge(str(d)) as b:
+        t0 = time.monotonic()
+        while [e for _t, e in b.events].count("deadman") < 2:
+            assert time.monotonic() - t0 < 20
+            time.sleep(0.05)
+        while [e for _t, e in b.events].count("booted") < 3 or not os.path.exists(b.port):
+            assert time.monotonic() - t0 < 20
+            time.sleep(0.05)
+        with serial.Serial(b.port, 115200, timeout=5) as s:
+            raw_repl(s)  # the third start did not hang: the REPL answers
+    assert (d / "n").read_text() == "3"
+
+
+def test_writes_past_the_flash_size_raise_enospc(tmp_path):
+    with bridge.Bridge(str(tmp_path / "b"), flash_size=64 * 1024) as b, \
+            serial.Serial(b.port, 115200, timeout=5) as s:
+        raw_repl(s)
+        s.write(b"f = open('/big', 'wb')\ntry:\n for i in range(40):\n  f.write(bytes(4096))\nexcept OSError as e:\n"
+                b" print('errno', e.errno, i)\nf.close()\x04")
+        out = read_until(s, b"\x04\x04>")
+        assert b"errno 28 16" in out or b"errno 28 15" in out, out

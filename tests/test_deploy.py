@@ -13,6 +13,17 @@ import sys
 import time
 
 import pytest
+from update_helpers import (  # noqa: F401
+    PLAYER_DATA,
+    assert_player_data_intact,
+    board_fixture,
+    built_version,
+    make_app,
+    new_board,
+    quiet,
+    read_board_files,
+    start_board,
+)
 
 from host_tools import bridge, deploy
 
@@ -20,88 +31,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 pytestmark = pytest.mark.skipif(not bridge.available(), reason="MicroPython VM not installed (make setup)")
 
-PLAYER_DATA = {
-    "data/settings.json": b'{"rules": "kalah", "level": 3, "sum": "9f2c"}',
-    "data/game.json": b'{"record": "kalah 4: 3 10 2", "sum": "77aa"}',
-    "data/games/g00001.txt": b"[Rules kalah]\n1. 3 10 2\n*\n",
-}
+TRIAL = 3  # seconds: a short deadman window keeps these tests quick
 
 
-def make_app(root, version, util="hello", app_extra="", big=0):
-    """A firmware folder: real boot.py/main.py, a fake `mancala` package whose
-    app prints `app <version> <util>` when it starts."""
-    src = os.path.join(str(root), "fw-" + version)
-    pkg = os.path.join(src, "mancala")
-    os.makedirs(pkg, exist_ok=True)
-    for name in ("boot.py", "main.py"):
-        with open(os.path.join(ROOT, "firmware", name), "rb") as f, open(os.path.join(src, name), "wb") as g:
-            g.write(f.read())
-    files = {
-        "__init__.py": "__version__ = %r\n" % version,
-        "util.py": "def word():\n    return %r\n" % util,
-        "app.py": "from mancala import util\n%s\ndef main():\n    print('app %s', util.word())\n" % (app_extra, version),
-    }
-    for i in range(big):
-        # Big modules (mostly a string constant) so a transfer takes a while.
-        files["data%d.py" % i] = "BLOB = %r\n" % (hashlib.sha256(b"%d%s" % (i, version.encode())).hexdigest() * 120)
-    for name, text in files.items():
-        with open(os.path.join(pkg, name), "w") as f:
-            f.write(text)
-    return src
-
-
-def built_version(src, mpy=774):
-    return deploy.build(src, mpy)[0]
-
-
-@pytest.fixture
-def board(tmp_path):
-    d = tmp_path / "board"
-    d.mkdir()
-    for rel, data in PLAYER_DATA.items():
-        p = d / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_bytes(data)
-    b = bridge.Bridge(str(d))
-    b.start()
-    yield b
-    if b.proc is not None:
-        b.stop()
-
-
-def read_board_files(port, paths):
-    """Read files back through the board's REPL (not from the host folder)."""
-    from mpremote.transport_serial import SerialTransport
-
-    t = SerialTransport(port, timeout=10)
-    try:
-        t.enter_raw_repl(soft_reset=False)
-        out = {}
-        for p in paths:
-            try:
-                out[p] = bytes(t.fs_readfile("/" + p))
-            except OSError:
-                out[p] = None
-        t.exit_raw_repl()
-        return out
-    finally:
-        t.close()
-
-
-def assert_player_data_intact(port):
-    assert read_board_files(port, list(PLAYER_DATA)) == PLAYER_DATA
-
-
-def start_board(port):
-    """Restart the board (soft reset in the friendly REPL: boot.py, main.py) and
-    return (version, slot) main.py reported, and everything it printed."""
-    b = deploy.Board(port)
-    try:
-        b.raw(soft_reset=False)
-        running = deploy.restart(b, timeout=15)
-        return running, b.boot_output.decode("utf-8", "replace")
-    finally:
-        b.close()
+board = pytest.fixture(board_fixture, name="board")
 
 
 def tree(d):
@@ -114,21 +47,17 @@ def tree(d):
     return out
 
 
-def quiet():
-    return open(os.devnull, "w")
-
-
 def test_first_deploy(board, tmp_path):
     src = make_app(tmp_path, "1.0")
     with quiet() as out:
-        r = deploy.deploy(board.port, src, out=out)
+        r = deploy.deploy(board.port, trial_seconds=TRIAL, src=src, out=out)
     v1 = built_version(src)
     assert r["running"] == (v1, "a") and r["confirmed"]
     assert sorted(r["sent"]) == ["boot.py", "main.py", "mancala/__init__.mpy", "mancala/app.mpy", "mancala/util.mpy"]
     # compiled for the board's .mpy format, and the app really ran from slot a
     with open(os.path.join(board.board_dir, "slots", "a", "mancala", "app.mpy"), "rb") as f:
         assert f.read(2) == b"M\x06"
-    running, out = start_board(board.port)
+    running, out = start_board(board)
     assert running == (v1, "a")
     assert "app 1.0 hello" in out
     assert_player_data_intact(board.port)
@@ -136,20 +65,20 @@ def test_first_deploy(board, tmp_path):
 
 def test_update_sends_only_what_changed(board, tmp_path):
     with quiet() as out:
-        deploy.deploy(board.port, make_app(tmp_path / "1", "1.0"), out=out)
+        deploy.deploy(board.port, trial_seconds=TRIAL, src=make_app(tmp_path / "1", "1.0"), out=out)
         src2 = make_app(tmp_path / "2", "1.0", util="changed")
-        r = deploy.deploy(board.port, src2, out=out)
+        r = deploy.deploy(board.port, trial_seconds=TRIAL, src=src2, out=out)
         assert r["sent"] == ["mancala/util.mpy"]
         assert sorted(r["copied"]) == ["mancala/__init__.mpy", "mancala/app.mpy"]
         assert r["running"] == (built_version(src2), "b")
         # the same firmware again: nothing to send
-        r = deploy.deploy(board.port, src2, out=out)
+        r = deploy.deploy(board.port, trial_seconds=TRIAL, src=src2, out=out)
         assert r["up_to_date"] and r["sent"] == []
         # back to a version that is still in the other slot: only its changed file
         src3 = make_app(tmp_path / "3", "1.0", util="third")
-        r = deploy.deploy(board.port, src3, out=out)
+        r = deploy.deploy(board.port, trial_seconds=TRIAL, src=src3, out=out)
         assert r["sent"] == ["mancala/util.mpy"] and r["kept"] == ["mancala/__init__.mpy", "mancala/app.mpy"]
-    running, text = start_board(board.port)
+    running, text = start_board(board)
     assert running == (built_version(src3), "a") and "app 1.0 third" in text
     assert_player_data_intact(board.port)
 
@@ -177,7 +106,7 @@ def _wait_for_line(proc, needle, timeout=30):
 def test_update_cut_off_midway_keeps_old_version(board, tmp_path, cut):
     src1 = make_app(tmp_path / "1", "1.0")
     with quiet() as out:
-        deploy.deploy(board.port, src1, out=out)
+        deploy.deploy(board.port, trial_seconds=TRIAL, src=src1, out=out)
     v1 = built_version(src1)
     src2 = make_app(tmp_path / "2", "2.0", util="two", big=8)
     proc = _deploy_subprocess(board.port, src2)
@@ -197,12 +126,12 @@ def test_update_cut_off_midway_keeps_old_version(board, tmp_path, cut):
     slot_b = os.path.join(board.board_dir, "slots", "b")
     assert os.path.exists(os.path.join(slot_b, "mancala", "data0.mpy"))
     assert not os.path.exists(os.path.join(slot_b, "manifest.json"))
-    running, text = start_board(board.port)
+    running, text = start_board(board)
     assert running == (v1, "a") and "app 1.0 hello" in text
     assert_player_data_intact(board.port)
     # and the next update finishes the job
     with quiet() as out:
-        r = deploy.deploy(board.port, src2, out=out)
+        r = deploy.deploy(board.port, trial_seconds=TRIAL, src=src2, out=out)
     assert r["running"] == (built_version(src2), "b")
     assert_player_data_intact(board.port)
 
@@ -211,20 +140,21 @@ def test_update_cut_off_midway_keeps_old_version(board, tmp_path, cut):
 def test_new_version_failing_at_start_falls_back(board, tmp_path, failure):
     src1 = make_app(tmp_path / "1", "1.0")
     with quiet() as out:
-        deploy.deploy(board.port, src1, out=out)
+        deploy.deploy(board.port, trial_seconds=TRIAL, src=src1, out=out)
     v1 = built_version(src1)
     if failure == "raises":
         src2 = make_app(tmp_path / "2", "2.0", app_extra="def _x():\n    raise RuntimeError('no pixels')\nutil.word = _x")
     else:
         src2 = make_app(tmp_path / "2", "2.0", app_extra="import mancala_missing_module")
     with quiet() as out, pytest.raises(deploy.DeployError) as e:
-        deploy.deploy(board.port, src2, out=out, max_boots=2)
-    assert "failed to start" in str(e.value) and v1 in str(e.value)
+        deploy.deploy(board.port, trial_seconds=TRIAL, src=src2, out=out, max_boots=2)
+    assert "the new version 2.0+" in str(e.value) and "failed (failed its trial 2 times" in str(e.value)
+    assert "the board is back on %s (slot a)" % v1 in str(e.value)
     out = board.board_dir
     with open(os.path.join(out, "slots", "state.json")) as f:
         state = f.read()
     assert '"active": "a"' in state and '"fell_back_from": "b"' in state
-    running, text = start_board(board.port)
+    running, text = start_board(board)
     assert running == (v1, "a") and "app 1.0 hello" in text
     assert_player_data_intact(board.port)
 
@@ -282,7 +212,7 @@ def test_error_flash_full_writes_nothing(tmp_path, capsys):
 def test_plain_py_fallback_and_older_mpy_format(board, tmp_path):
     src = make_app(tmp_path, "1.0")
     with quiet() as out:
-        r = deploy.deploy(board.port, src, use_mpy=False, out=out)
+        r = deploy.deploy(board.port, trial_seconds=TRIAL, src=src, use_mpy=False, out=out)
     assert "mancala/app.py" in r["sent"] and r["running"][1] == "a"
     # a MicroPython 1.22 board (.mpy v6.2) gets files from the 1.22 compiler
     _v, _root, slot, fmt = deploy.build(src, mpy=0x206)
@@ -291,25 +221,30 @@ def test_plain_py_fallback_and_older_mpy_format(board, tmp_path):
     assert deploy.build(src, mpy=None)[3] == ".py"
 
 
-def test_app_confirmed_then_crashing_is_not_rolled_back(board, tmp_path):
+def test_app_confirmed_then_crashing_resets_then_falls_back(board, tmp_path):
+    """A version that passed its trial but keeps failing right after: the board
+    resets (bounded), then goes back to the previous version; deploy says so."""
+    src1 = make_app(tmp_path / "1", "1.0")
     with quiet() as out:
-        deploy.deploy(board.port, make_app(tmp_path / "1", "1.0"), out=out)
-        # the app confirms its start (app.confirm_boot, set by main.py), then fails later
+        deploy.deploy(board.port, trial_seconds=TRIAL, src=src1, out=out)
+        # the app confirms its start (app.confirm_boot, set by main.py), then fails
         src2 = make_app(tmp_path / "2", "2.0", app_extra=(
             "def _w():\n    confirm_boot()\n    raise RuntimeError('late failure')\nutil.word = _w"))
-        r = deploy.deploy(board.port, src2, out=out)
-    assert r["running"] == (built_version(src2), "b") and r["confirmed"]
-    running, text = start_board(board.port)
-    assert running == (built_version(src2), "b") and "late failure" in text
-    assert "failed to start" not in text
+        with pytest.raises(deploy.DeployError) as e:
+            deploy.deploy(board.port, trial_seconds=TRIAL, src=src2, out=out)
+    assert "kept failing after it was confirmed: RuntimeError: late failure" in str(e.value)
+    assert "back on %s (slot a)" % built_version(src1) in str(e.value)
+    running, text = start_board(board)
+    assert running == (built_version(src1), "a") and "app 1.0 hello" in text
+    assert_player_data_intact(board.port)
 
 
 def test_update_over_an_unconfirmed_version_keeps_the_last_good_one(board, tmp_path):
     from mpremote.transport_serial import SerialTransport
 
     with quiet() as out:
-        deploy.deploy(board.port, make_app(tmp_path / "1", "1.0"), out=out)
-        deploy.deploy(board.port, make_app(tmp_path / "2", "2.0"), out=out)
+        deploy.deploy(board.port, trial_seconds=TRIAL, src=make_app(tmp_path / "1", "1.0"), out=out)
+        deploy.deploy(board.port, trial_seconds=TRIAL, src=make_app(tmp_path / "2", "2.0"), out=out)
         # the board was unplugged before 2.0 confirmed its start
         t = SerialTransport(board.port, timeout=10)
         t.enter_raw_repl(soft_reset=False)
@@ -317,7 +252,7 @@ def test_update_over_an_unconfirmed_version_keeps_the_last_good_one(board, tmp_p
         t.exit_raw_repl()
         t.close()
         src3 = make_app(tmp_path / "3", "3.0")
-        r = deploy.deploy(board.port, src3, out=out)
+        r = deploy.deploy(board.port, trial_seconds=TRIAL, src=src3, out=out)
     # 3.0 replaced the unconfirmed 2.0 (slot b); 1.0 in slot a stays the fallback
     assert r["target"] == "b" and r["running"] == (built_version(src3), "b")
     with open(os.path.join(board.board_dir, "slots", "state.json")) as f:
@@ -329,7 +264,7 @@ def test_update_over_an_unconfirmed_version_keeps_the_last_good_one(board, tmp_p
 def test_verification_failure_switches_nothing(board, tmp_path, monkeypatch):
     src1 = make_app(tmp_path / "1", "1.0")
     with quiet() as out:
-        deploy.deploy(board.port, src1, out=out)
+        deploy.deploy(board.port, trial_seconds=TRIAL, src=src1, out=out)
     real_write = deploy.Board.write_file
 
     def corrupting_write(self, dest, data, progress=None):
@@ -339,11 +274,11 @@ def test_verification_failure_switches_nothing(board, tmp_path, monkeypatch):
 
     monkeypatch.setattr(deploy.Board, "write_file", corrupting_write)
     with quiet() as out, pytest.raises(deploy.DeployError) as e:
-        deploy.deploy(board.port, make_app(tmp_path / "2", "2.0", util="two"), out=out)
+        deploy.deploy(board.port, trial_seconds=TRIAL, src=make_app(tmp_path / "2", "2.0", util="two"), out=out)
     assert "verification failed for 1 file(s) (/slots/b/mancala/util.mpy)" in str(e.value)
     assert "still runs 1.0+" in str(e.value)
     assert not os.path.exists(os.path.join(board.board_dir, "slots", "b", "manifest.json"))
-    running, text = start_board(board.port)
+    running, text = start_board(board)
     assert running == (built_version(src1), "a") and "app 1.0 hello" in text
     assert_player_data_intact(board.port)
 

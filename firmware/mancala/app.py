@@ -53,8 +53,11 @@ MODE_NAMES = ("boot", "menu", "select", "sow", "think", "show", "anim", "grade",
 PAUSE_BLUNDER = 1
 PAUSE_SOWING = 2
 
-# Set by the device's main.py (A/B slots): called once the loop has run healthily.
+# Set by the device's main.py (A/B slots): called once the loop has run healthily
+# (HEALTHY_TURNS turns in a row with no exception, and not the error board), which
+# disarms main.py's deadman and ends a new version's trial (docs/UPDATING.md).
 confirm_boot = None
+HEALTHY_TURNS = 50
 
 STORES = (1 << S_STORE) | (1 << N_STORE)
 TAKEBACK = ((1 << 0) | (1 << 5), (1 << 7) | (1 << 12))
@@ -496,13 +499,13 @@ class App:
 
     def run(self):
         clock = self.clock
-        turns = 0
+        clean = 0  # loop turns in a row that raised nothing (tick() swallows, counts self.errors)
         while True:
             t = clock.now()
             self.tick()
-            if turns < 50:
-                turns += 1
-                if turns == 50 and confirm_boot is not None:
+            if clean < HEALTHY_TURNS:
+                clean = clean + 1 if self.errors == 0 and self.mode != ERROR else 0
+                if clean == HEALTHY_TURNS and confirm_boot is not None:
                     confirm_boot()  # a second of healthy loop turns: keep this version
             clock.sleep(self.FRAME_MS - clock.diff(clock.now(), t))
 
@@ -1077,21 +1080,26 @@ class _Rng:
 # -- building the board from its profile -----------------------------------------
 
 class ErrorBoard:
-    """A bad profile: the reasons on the console, a blink code, never a crash."""
+    """A board that cannot play (a bad profile, hardware that will not start, or
+    main.py's safe state): the reasons on the console every 10 s, a blink code
+    on the status LED and, where the LEDs work, every pit blinking dim red.
+    Never a crash, and never healthy: on trial, main.py's deadman resets it."""
 
     mode = ERROR
 
-    def __init__(self, errors, status, clock, log):
+    def __init__(self, errors, status, clock, log, pixels=None):
         self.errors = errors
         self.status = status
         self.clock = clock
         self.log = log
+        self.np = pixels  # a neopixel.NeoPixel, or None
         self.t0 = clock.now()
         self.last_print = None
+        self.lit = -1
         self.report()
 
     def report(self):
-        self.log("board profile is not usable:")
+        self.log("the board cannot play:" if self.np is not None else "board profile is not usable:")
         for e in self.errors:
             self.log("  " + e)
         self.last_print = self.clock.now()
@@ -1099,8 +1107,16 @@ class ErrorBoard:
     def tick(self):
         t = self.clock.diff(self.clock.now(), self.t0) // 150 % 14
         # 5 quick blinks, then a pause: "profile"
+        on = 1 if t < 10 and t & 1 == 0 else 0
         if self.status is not None:
-            self.status.value(1 if t < 10 and t & 1 == 0 else 0)
+            self.status.value(on)
+        if self.np is not None and on != self.lit:
+            self.lit = on
+            try:
+                self.np.fill((6, 0, 0) if on else (0, 0, 0))  # dim: 0.5 mA an LED, within USB power
+                self.np.write()
+            except Exception:  # noqa: BLE001 - the LEDs are what failed: the console still tells
+                self.np = None
         if self.clock.diff(self.clock.now(), self.last_print) >= 10000:
             self.report()
 
@@ -1121,6 +1137,12 @@ def pick_profile(profile=None):
                 profile = f.read().strip()
         except OSError:
             profile = "esp32" if sys.platform == "esp32" else profiles.DEFAULT
+            return profiles.load(profile)
+        fix = "; set it with: make deploy PROFILE=NAME (one of %s)" % ", ".join(profiles.NAMES)
+        if not profile:
+            raise ValueError("/data/board.txt is empty" + fix)
+        if profile.replace("-", "_") not in profiles.NAMES:
+            raise ValueError("/data/board.txt names an unknown board profile %r%s" % (profile, fix))
     return profiles.load(profile)
 
 
@@ -1135,8 +1157,9 @@ def make_sensors(p, machine):
 
 
 def build(profile, machine, neopixel, clock, fs=None, engine_cls=None, log=print, seed=None,
-          strict=False):
-    """The App for `profile` on these `machine`/`neopixel` modules (or an ErrorBoard)."""
+          strict=False, fault=None):
+    """The App for `profile` on these `machine`/`neopixel` modules (or an ErrorBoard;
+    `fault`: main.py's safe state, the ErrorBoard with the LEDs lit)."""
     from mancala.profile import validate
 
     status = None
@@ -1152,6 +1175,13 @@ def build(profile, machine, neopixel, clock, fs=None, engine_cls=None, log=print
             status = None
     if errs:
         return ErrorBoard(errs, status, clock, log)
+    if fault is not None:
+        np = None
+        try:
+            np = neopixel.NeoPixel(machine.Pin(profile["led_pin"], machine.Pin.OUT), profile["led_count"])
+        except Exception:  # noqa: BLE001
+            pass
+        return ErrorBoard([fault], status, clock, log, np)
     try:
         p = profile
         sensors = make_sensors(p, machine)
@@ -1170,8 +1200,9 @@ def build(profile, machine, neopixel, clock, fs=None, engine_cls=None, log=print
 
 
 def main(profile=None, machine=None, neopixel=None, clock=None, fs=None, engine_cls=None,
-         log=print, seed=None, run=True, strict=False):
-    """Device entry (firmware/main.py calls main()); the PC injects its fakes."""
+         log=print, seed=None, run=True, strict=False, fault=None):
+    """Device entry (firmware/main.py calls main(), or main(fault=why) for its safe
+    state); the PC injects its fakes."""
     if machine is None or neopixel is None:
         from mancala.hw import device_modules
 
@@ -1186,7 +1217,7 @@ def main(profile=None, machine=None, neopixel=None, clock=None, fs=None, engine_
         prof = pick_profile(profile)
     except Exception as e:  # noqa: BLE001
         prof = {"error": str(e)}
-    board = build(prof, machine, neopixel, clock, fs, engine_cls, log, seed, strict)
+    board = build(prof, machine, neopixel, clock, fs, engine_cls, log, seed, strict, fault)
     if run:
         board.run()
     return board

@@ -1,5 +1,5 @@
 # Cheap build: the pico_buttons wiring with one WS2812 LED per pit and store
-# (14 LEDs), powered from any USB port (500 mA). Counts are read by colour and by
+# (14 LEDs), powered from USB: 250 mA, what MicroPython's rp2 port asks the PC for. Counts are read by colour and by
 # holding a pit (see hardware/README.md). Wiring: hardware/pico_cheap/ (generated).
 PROFILE = {
     "name": "pico-cheap",
@@ -14,8 +14,8 @@ PROFILE = {
     ),
     "ma_per_channel": 20,
     "idle_ma_per_led": 1,
-    # USB port 500 mA: 0.9 * 500 - 100 (Pico) = 350
-    "current_limit_ma": 350,
+    # USB: the rp2 port's descriptor asks for 250 mA: 0.9 * 250 - 100 (Pico) = 125
+    "current_limit_ma": 125,
     "brightness_levels": (24, 64, 128, 255),
     "tt_bits": 12,
     "status_led": 25,
