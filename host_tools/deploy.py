@@ -108,6 +108,7 @@ for f in ('boot.py', 'main.py'):
 if hashlib:
     _walk('/slots/a', 'a/')
     _walk('/slots/b', 'b/')
+    _walk('/tables', 't/')
 """
 
 BOARD_FS = r"""
@@ -554,10 +555,85 @@ def set_profile(board, name, rep):
     rep.say("board profile set: /data/board.txt = %s" % name)
 
 
+def tables_plan(info, tables_for=None):
+    """{variant: seeds} of the endgame tables the board carries (docs/TABLEBASE.md):
+    by its chip, or `tables_for` ("rp2", "esp32", "none", or a dict)."""
+    from host_tools import tablebase
+
+    if isinstance(tables_for, dict):
+        return tables_for
+    platform = info.get("platform") if tables_for is None else tables_for
+    return dict(tablebase.BOARD_SEEDS.get(platform, {}))
+
+
+def sync_tables(board, info, rep, plan, tables_dir, free):
+    """Send the endgame tables whose hash differs from the board's (they live in
+    /tables/, outside the slots: an update of the code alone leaves them), each
+    written to a .tmp, checked by sha256 on the board, then renamed in place.
+    A table that is not built, or finds no room, is said and left out: the board
+    plays on without it.  Returns the names sent."""
+    from host_tools import tablebase
+    from mancala.tablebase import board_path
+
+    def variant_of(name):
+        return name[:-3]
+
+    sent = []
+    if not plan:
+        return sent
+    todo = []
+    for variant, seeds in sorted(plan.items()):
+        path = tablebase.built_path(variant, seeds, tables_dir)
+        name = variant + ".tb"
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError:
+            rep.say("tables: %s is not built (make tablebase): the board plays %s without it"
+                    % (path, variant))
+            continue
+        digest = hashlib.sha256(data).hexdigest()
+        if info["files"].get("t/" + name, (None,))[0] == digest:
+            continue
+        todo.append((name, data, digest))
+    if not todo:
+        rep.say("tables: %s unchanged on the board" % ", ".join(sorted(plan)))
+        return sent
+    board.exec(BOARD_FS + BOARD_HASH)
+    for i, (name, data, digest) in enumerate(todo, 1):
+        old = info["files"].get("t/" + name, (None, 0))[1]
+        if free >= 0 and _blocks(len(data)) * BLOCK + RESERVE > free + _blocks(old) * BLOCK:
+            rep.say("tables: no room for %s (%d KB, %d KB free): the board plays without it"
+                    % (name, len(data) // 1024, (free + _blocks(old) * BLOCK) // 1024))
+            continue
+        dest = board_path(variant_of(name))
+        # the old copy goes first (the flash need not hold both); until the new
+        # one is renamed in, the board has none of this table and says so
+        board.exec("_rm(%r)\n_rm(%r)" % (dest, dest + ".tmp"))
+        board.write_file(dest + ".tmp", data,
+                         lambda d, t, i=i, name=name: rep.progress(i, len(todo), name, d, t))
+        got = board.exec("try:\n print(_h(%r)[0])\nexcept OSError:\n print('-')" % (dest + ".tmp",))
+        if got.strip() != digest:
+            board.exec("_rm(%r)" % (dest + ".tmp",))
+            raise DeployError("verification failed for %s; the board plays on without it" % dest)
+        board.exec("import os\nos.rename(%r, %r)" % (dest + ".tmp", dest))
+        if free >= 0:
+            free -= max(0, (_blocks(len(data)) - _blocks(old)) * BLOCK)
+        sent.append(name)
+    if sent:
+        rep.say("tables: sent and verified %s" % ", ".join(sent))
+    return sent
+
+
 def deploy(port=None, src=DEFAULT_SRC, use_mpy=True, max_boots=3, out=None,
-           restart_timeout=None, force=False, trial_seconds=30, profile=None):
-    """Update the board.  Returns a dict of what was done (and timings)."""
+           restart_timeout=None, force=False, trial_seconds=30, profile=None,
+           tables_dir=None, tables_for=None):
+    """Update the board.  Returns a dict of what was done (and timings).
+    tables_dir: where `make tablebase` built the endgame tables (default
+    build/tables); tables_for: see tables_plan()."""
     rep = Reporter(out)
+    if tables_dir is None:
+        tables_dir = os.path.join(ROOT, "build", "tables")
     t_start = time.monotonic()
     check_options(max_boots, trial_seconds)
     if profile is not None:
@@ -583,13 +659,16 @@ def deploy(port=None, src=DEFAULT_SRC, use_mpy=True, max_boots=3, out=None,
         p = plan(info, manifest, root_files)
         st = info.get("state") or {}
         running = info["manifests"].get(p["active"]) if p["active"] else None
+        tplan = tables_plan(info, tables_for)
         if (not force and running and running.get("files") == manifest["files"]
                 and not p["roots"] and not st.get("trial") and not st.get("crashes")):
+            tables = sync_tables(board, info, rep, tplan, tables_dir, info["free"])
             rep.say("already up to date: the board runs %s" % describe_running(info))
             if profile is not None:
                 rep.say("restarting the board with profile %s" % profile)
             return {"version": version, "sent": [], "copied": [], "up_to_date": True,
-                    "seconds": time.monotonic() - t_start, "bytes": 0, "port": port}
+                    "seconds": time.monotonic() - t_start, "bytes": board.sent_bytes,
+                    "port": port, "tables": tables}
         free = info["free"]
         target = p["target"]
         other = info["manifests"].get(target)
@@ -645,6 +724,9 @@ def deploy(port=None, src=DEFAULT_SRC, use_mpy=True, max_boots=3, out=None,
                        % (base + "manifest.tmp", mtext, base + "manifest.tmp", base + "manifest.json"))
             for n in p["roots"]:
                 board.exec("os.rename(%r, %r)" % ("/" + n + ".new", "/" + n))
+            # the endgame tables, with what room the new slot left
+            fresh = board.info() if tplan else info
+            tables = sync_tables(board, fresh, rep, tplan, tables_dir, fresh["free"])
         except DeployError as e:
             if "nothing switched" in str(e) or "nothing was written" in str(e):
                 raise
@@ -665,7 +747,8 @@ def deploy(port=None, src=DEFAULT_SRC, use_mpy=True, max_boots=3, out=None,
         rep.say("sent %d bytes in %.2f s (%.0f bytes/s); update took %.2f s" % (sent_bytes, send_seconds, rate, seconds))
         result = {"version": version, "sent": p["send"] + p["roots"], "copied": p["copy"],
                   "kept": p["keep"], "target": target, "bytes": sent_bytes, "send_seconds": send_seconds,
-                  "rate": rate, "seconds": seconds, "up_to_date": False, "port": port}
+                  "rate": rate, "seconds": seconds, "up_to_date": False, "port": port,
+                  "tables": tables}
         result.update(outcome)
         line = outcome_line(outcome, version, target)
         if outcome["state"].get("active") == target and not outcome["state"].get("trial") and outcome["healthy"]:
@@ -887,10 +970,15 @@ def deploy_main(argv=None):
     ap.add_argument("--profile", default=None,
                     help="write the board profile (/data/board.txt) first, e.g. pico_hall (bring-up)")
     ap.add_argument("--force", action="store_true", help="install even when the board already runs this version")
+    ap.add_argument("--tables", default=None, metavar="DIR",
+                    help="where make tablebase built the endgame tables (default build/tables)")
+    ap.add_argument("--tables-for", choices=("rp2", "esp32", "none"), default=None,
+                    help="send the tables of this chip's plan (default: the board's chip)")
     a = ap.parse_args(argv)
     try:
         deploy(a.port, a.src, use_mpy=not a.py, max_boots=a.max_boots, force=a.force,
-               trial_seconds=a.trial_seconds, profile=a.profile)
+               trial_seconds=a.trial_seconds, profile=a.profile, tables_dir=a.tables,
+               tables_for=a.tables_for)
     except DeployError as e:
         print("error: %s" % e, file=sys.stderr)
         return 1
