@@ -18,7 +18,6 @@ Gestures (docs/PLAYER_GUIDE.md):
 
 import sys
 
-from mancala import tablebase
 from mancala.game import END_AGREEMENT, END_REPETITION, Game, IllegalMove, release_room
 from mancala.hw import pits as P
 from mancala.hw import storage as S
@@ -387,8 +386,15 @@ class App:
         if old is not None:
             old.close()
         name = self.engine.rules.name
-        set_table(tablebase.open_table(tablebase.board_path(name), name, log=self.log,
-                                       opener=opener))
+        path = "/tables/" + name + ".tb"  # tablebase.board_path(): the module is
+        try:  # imported only when there is a table (its code costs heap)
+            opener(path).close()
+        except OSError:
+            self.log("tables: no %s; playing on without it" % path)
+            return
+        from mancala import tablebase
+
+        set_table(tablebase.open_table(path, name, log=self.log, opener=opener))
 
     def new_game(self):
         s = self.settings
