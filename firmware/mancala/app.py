@@ -40,7 +40,9 @@ SENSOR_TEST = 10
 LED_TEST = 11
 ERROR = 12
 # modes whose frames move by themselves (a bit per mode: no tuple built per frame)
-ANIMATED = ((1 << BOOT) | (1 << THINK) | (1 << SHOW) | (1 << ANIM) | (1 << BLUNDER)
+# (THINK draws only when its animation moves: update() marks it; the turns between
+# frames go to the search)
+ANIMATED = ((1 << BOOT) | (1 << SHOW) | (1 << ANIM) | (1 << BLUNDER)
             | (1 << LED_TEST) | (1 << SENSOR_TEST) | (1 << SOW) | (1 << OVER_) | (1 << MENU))
 MODE_NAMES = ("boot", "menu", "select", "sow", "think", "show", "anim", "grade", "blunder",
               "over", "sensor_test", "led_test", "error")
@@ -93,9 +95,15 @@ class App:
     GRADE_MS = 1200  # the grade colour
     SHOW_MS = 1500  # quick mode: the computer's pit blinks this long
     BOOT_BLINK_MS = 300  # one blink of a boot error code
-    SLICE = 16  # engine nodes per loop turn (about 25 ms on a Pico: pits stay live)
+    SLICE = 8  # engine nodes between clock reads while it searches (~4 ms on a Pico)
     COACH_NODES = 1500  # nodes the coach spends grading a move
     LED_TEST_STEP_MS = 600
+    THINK_STEP_MS = 150  # the thinking animation moves one pit this often
+    search_ms = 0  # loop time given to the engine (a running total: measurements)
+    think_frame = -1  # the thinking animation's step last drawn
+    MASTER_MS = 2000  # Master's think on the board (engine.MASTER_MS)
+    MASTER_CAP = 30000  # ... and its node cap (a faster board: an ESP32)
+    touch_drawn = 0  # the pits lit under a finger in the last frame
 
     def __init__(self, profile, pits, pixels, clock, storage, engine_cls=None, status=None,
                  log=print, seed=None, strict=False):
@@ -295,17 +303,27 @@ class App:
     def start_thinking(self):
         if self.engine is None:
             return
-        self.engine.start(self.game.pos, level=self.meta["level"] - 1, clock=self.clock.now)
+        li = self.meta["level"] - 1
+        if li == 3:  # Master: by the board's clock (the lower levels count nodes)
+            self.engine.start(self.game.pos, level=li, nodes=self.MASTER_CAP,
+                              deadline_ms=self.MASTER_MS, clock=self.clock.now)
+        else:
+            self.engine.start(self.game.pos, level=li, clock=self.clock.now)
 
     # -- the loop ----------------------------------------------------------------
 
     def tick(self):
-        """One turn of the main loop: read the pits, advance timers/engine, draw."""
+        """One turn of the main loop: read the pits, advance timers, draw, then give
+        the engine what is left of the turn (FRAME_MS) if it has a search to run."""
+        t0 = self.clock.now()
         try:
             for ev in self.pits.poll():
                 self.on_event(ev)
+            if self.pits.touched() != self.touch_drawn:
+                self.dirty = True  # a finger came or went: its pit lights at once
             self.update()
             self.render()
+            self.search_slice(t0)
             self.errors = 0
         except Exception as e:  # noqa: BLE001 - the board must keep running
             if self.strict:
@@ -631,10 +649,15 @@ class App:
             if el >= total:
                 self.set_mode(self.next_mode)
         elif mode == THINK:
-            if self.engine is None or self.engine.step(self.SLICE):
+            if self.engine is None or self.engine.done:
                 self.computer_moves()
+            else:
+                f = (el // self.THINK_STEP_MS) * 2 + ((el // self.BLINK_MS) & 1)
+                if f != self.think_frame:  # the animation (or the status LED) moved
+                    self.think_frame = f
+                    self.dirty = True
         elif mode == SELECT:
-            if self.hinting and self.engine.step(self.SLICE):
+            if self.hinting and self.engine.done:
                 self.hinting = False
                 self.hint_pit = self.game.side * 7 + self.engine.best_move
                 self.dirty = True
@@ -645,7 +668,7 @@ class App:
             if self.settings["quick"] and el >= self.SHOW_MS:
                 self.start_sow()
         elif mode == ANIM:
-            if self.grading and self.engine.step(self.SLICE):
+            if self.grading and self.engine.done:
                 self.finish_grade()
             if not self.grading and (el >= self.ANIM_MS or not (self.flags or self.game.end)):
                 self.after_anim()
@@ -655,6 +678,22 @@ class App:
         elif mode == LED_TEST:
             if el >= 7 * self.LED_TEST_STEP_MS:
                 self.set_mode(BOOT if self.boot_codes else self.next_mode)
+
+    def search_slice(self, t0):
+        """The rest of the loop turn begun at `t0` goes to the engine while the
+        computer thinks, a hint or a grade searches: no turn sleeps then.  (The
+        result is taken up by update() in the next turn.)"""
+        e = self.engine
+        if e is None or e.done or not (self.mode == THINK or self.hinting or self.grading):
+            return
+        clock = self.clock
+        left = self.FRAME_MS - clock.diff(clock.now(), t0)
+        t = clock.now()
+        if left > 0:
+            e.step_for(left, self.SLICE)
+        else:  # a long turn (a save): still a little progress
+            e.step(self.SLICE)
+        self.search_ms += clock.diff(clock.now(), t)
 
     def computer_moves(self):
         g = self.game
@@ -710,7 +749,8 @@ class App:
         else:
             self.draw_game(mode, el, phase)
         # a pit under a finger lights at once (pit-to-light)
-        act = self.pits.stable & ~self.pits.ignored
+        act = self.pits.touched()
+        self.touch_drawn = act
         if act and mode != SENSOR_TEST and mode != LED_TEST:
             for i in range(14):
                 if act >> i & 1:
@@ -789,7 +829,7 @@ class App:
                 px.fill(tgt, WHITE)
         elif mode == THINK:
             comp = side * 7
-            k = (el // 150) % 6
+            k = (el // self.THINK_STEP_MS) % 6
             px.count(comp + k, shown[comp + k], SIDE_COLOURS[side])
         elif mode == SHOW:
             if phase:

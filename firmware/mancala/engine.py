@@ -47,9 +47,17 @@ except ImportError:  # CPython
 LEVELS = ("beginner", "amateur", "strong", "master")
 GRADES = ("best", "excellent", "good", "inaccuracy", "mistake", "blunder")
 
-# Master's node budget per variant: the nodes a Pico searches in about 2 s
-# (measured VM node rate / 55 * 2 s; docs/ENGINE.md has the derivation).
-MASTER_NODES = {"kalah": 2000, "mangala": 1300, "oware": 1500, "ranok": 1200}
+# A Pico's node rate per variant: the MicroPython VM's measured rate (`mancala
+# bench`) / PICO_FACTOR, the VM-to-RP2040 ratio measured on a cycle-counting
+# RP2040 model (docs/ENGINE.md has the derivation).  The simulated board's clock
+# charges a node at this rate.
+PICO_FACTOR = 30
+PICO_NODES_PER_S = {"kalah": 1820, "mangala": 1190, "oware": 1380, "ranok": 1120}
+# On the board Master thinks MASTER_MS of its clock (its deadline); for reproducible
+# play (tests, matches, the lower levels' scale) its node budget is what a Pico
+# searches in that time.
+MASTER_MS = 2000
+MASTER_NODES = {"kalah": 3200, "mangala": 2100, "oware": 2400, "ranok": 2000}
 # Lower levels: a fixed budget (Master's for "master"), and root noise in
 # quarter stones (uniform in [-n, n], drawn from the engine's seed).
 LEVEL_NODES = (20, 70, 250, 0)
@@ -537,6 +545,18 @@ class Engine:
             self._new_iteration()
             if self.nodes >= end:
                 return False
+
+    def step_for(self, ms, chunk=8):
+        """Search for about `ms` of the engine's clock (the one given to start()),
+        `chunk` nodes at a time with the clock read in between (so a slice ends at
+        most one chunk late); True when the search is over.  The board gives each
+        loop turn's time left after reading its pits and drawing."""
+        clock = self.clock
+        t0 = int(clock())  # type: ignore
+        while not self.step(chunk):
+            if ((int(clock()) - t0) & M30) >= ms:  # type: ignore
+                return False
+        return True
 
     def stop(self):
         """Move now: end the search; best_move stays the best found so far.
