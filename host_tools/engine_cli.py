@@ -20,9 +20,9 @@ from mancala.game import Game
 from mancala.notation import NotationError, parse_move, parse_position
 from mancala.rules import MASK, N_STORE, S_STORE, SIDE, get_rules
 
-# A Pico runs MicroPython bytecode about 50-60x slower than the WebAssembly VM
-# here (the issue's figure); we use the middle, 55.
-PICO_SLOWDOWN = 55
+# The share of a Master think on the board spent searching (180 LEDs, measured on
+# the simulated board's clock, tests/test_board_think.py; 14 LEDs: 0.93).
+THINK_SHARE = 0.88
 
 
 # ---------------------------------------------------------------------------
@@ -567,7 +567,7 @@ def _cpy_rates(variant, positions, nodes, plain_depth):
 def bench_engine(nodes=1500, plain_depth=4, vm=True, out=None, variants=None):
     """The engine part of `mancala bench`; returns {variant: numbers}."""
     out = out or sys.stdout
-    from mancala.engine import level_nodes
+    from mancala.engine import MASTER_MS, PICO_FACTOR, level_nodes
     here = os.path.dirname(os.path.abspath(__file__))
     mounts = [(os.path.join(here, "plain_search.py"), "/lib/plain_search.py"),
               (os.path.join(here, "reference_rules.py"), "/lib/reference_rules.py")]
@@ -584,8 +584,10 @@ def bench_engine(nodes=1500, plain_depth=4, vm=True, out=None, variants=None):
             h = mpvm.run(setup + _VM_HEAP, mounts=mounts).split()
             row["build"], row["heap"] = int(h[-2]), int(h[-1])
             row["master"] = level_nodes(get_rules(v), 3)
-            row["pico_rate"] = row["vm_engine"] / PICO_SLOWDOWN
+            row["pico_rate"] = row["vm_engine"] / PICO_FACTOR
             row["pico_s"] = row["master"] / row["pico_rate"]
+            # nodes of a Master think on the board: its deadline, THINK_SHARE searching
+            row["pico_2s"] = row["pico_rate"] * MASTER_MS / 1000 * THINK_SHARE
         res[v] = row
     print("engine nodes/s (a node = one child made or valued), plain = recursive alpha-beta over list "
           "copies (host_tools/plain_search.py, depth %d); CPU time, %d-node searches over "
@@ -594,7 +596,7 @@ def bench_engine(nodes=1500, plain_depth=4, vm=True, out=None, variants=None):
     if vm:
         head += " | %10s %10s %6s | %9s %9s | %6s %8s %6s" % (
             "vm engine", "vm plain", "ratio", "eng build", "heap grow", "master", "pico n/s",
-            "pico s")
+            "pico s") + " %8s" % "2s nodes"
     print(head, file=out)
     for v, r in res.items():
         line = "%-8s %10.0f %10.0f %5.1fx" % (v, r["cpy_engine"], r["cpy_plain"],
@@ -602,13 +604,18 @@ def bench_engine(nodes=1500, plain_depth=4, vm=True, out=None, variants=None):
         if vm:
             line += " | %10.0f %10.0f %5.1fx | %9d %9d | %6d %8.0f %5.2fs" % (
                 r["vm_engine"], r["vm_plain"], r["vm_engine"] / r["vm_plain"], r["build"],
-                r["heap"], r["master"], r["pico_rate"], r["pico_s"])
+                r["heap"], r["master"], r["pico_rate"], r["pico_s"]) + " %8.0f" % r["pico_2s"]
         print(line, file=out)
     if vm:
         print("eng build = bytes of Engine(rules) (tt_bits=12); heap grow = peak gc.mem_alloc() "
-              "growth during a Master search; pico = VM rate / %d (a Pico runs bytecode "
-              "50-60x slower than the VM); pico s = seconds per Master move" % PICO_SLOWDOWN,
-              file=out)
+              "growth during a Master search; master = its node budget (tests, matches);\n"
+              "pico n/s = VM rate / %d (engine.PICO_FACTOR: the search on a cycle-counting "
+              "RP2040 model of the official rp2 port, v1.27.0 at 125 MHz, ran 30-34x slower "
+              "than this VM on Master searches, 23-25x on this bench's workload; issue 13, "
+              "docs/ENGINE.md); pico s = seconds of search per Master budget; 2s nodes = "
+              "what a %d ms think on the board searches at %.0f%% of its time (the share "
+              "measured on the simulated board, tests/test_board_think.py)"
+              % (PICO_FACTOR, MASTER_MS, THINK_SHARE * 100), file=out)
     out.flush()
     return res
 

@@ -19,7 +19,7 @@ def to_think(variant="kalah", profile="pico_buttons", **kw):
     for _ in range(500):
         if b.mode() == "think":
             return b
-        b.run(1)
+        b.turn()
     raise AssertionError(b.frame())
 
 
@@ -32,7 +32,7 @@ def one_think(b):
     s0 = getattr(app, "search_ms", 0)
     busy = []
     while b.mode() == "think":
-        b.run(1)  # one loop turn
+        b.turn()
         busy.append(b.busy)
     ms = b.clock.now() - t0
     return ms, (b.engine_us - e0) / 1000, getattr(app, "search_ms", 0) - s0, busy
@@ -76,14 +76,70 @@ def test_press_lights_within_40_ms_while_the_computer_thinks():
     while b.mode() == "think" and presses < 12:
         b.at(t, i, True)  # a press at any moment of a loop turn's work
         del lit[:]
-        b.run(40)
+        while b.clock.now() < t + 45 and b.mode() == "think":
+            b.turn()
         if b.mode() != "think":
             break
         assert lit, "no frame showed the press"
         worst = max(worst, lit[0] - t)
         b.release(i)
-        b.run(80)
+        t = b.clock.now() + 80
+        while b.clock.now() < t:
+            b.turn()
         presses += 1
         t = b.clock.now() + 3 + 7 * presses % 19
     assert presses >= 5
     assert worst <= 40, worst
+
+
+# -- pondering --------------------------------------------------------------------------
+
+def _persons_turn(ponder_on, variant):
+    """Against Master, the computer starting: its first move (cold, the same with
+    or without pondering), carried out by the person, then the person's own move
+    (its lowest legal pit), up to the computer's next think.  The frames (its loop
+    turn's start, mode, counts, colours) and the board."""
+    # (no coach: a grade begun on a pondered table ends at another time, by design)
+    b = board("pico_buttons", variant=variant, opponent=4, starter=1, coaching=0)
+    b.app.PONDER = ponder_on
+    frames = []
+    b.app.on_frame = lambda app: frames.append(
+        (b.t_turn, b.mode(), tuple(b.counts()), tuple(b.decoded()[1])))
+    start(b)
+    assert b.until(("show",))
+    b.sow()  # the person carries out the computer's move
+    assert b.until(("select",))
+    b.run(1500)  # and thinks
+    g = b.app.game
+    b.play_move(g.side * 7 + [k for k in range(6) if g.pos[15] >> k & 1][0])
+    assert b.until(("think",))
+    return frames, b
+
+
+@pytest.mark.parametrize("variant", ["kalah", "oware"])
+def test_pondering_never_changes_a_press_or_a_frame(variant):
+    """With and without pondering, the same presses give the same frames at the
+    same times through the person's whole turn (pondering ran all through it)."""
+    on, b_on = _persons_turn(True, variant)
+    off, b_off = _persons_turn(False, variant)
+    assert b_on.app.ponder_ms > 1500  # it pondered through the person's time
+    assert b_off.app.ponder_ms == 0
+    assert len(on) > 50
+    assert on == off
+    assert b_on.app.game.ply == b_off.app.game.ply == 2
+
+
+def test_pondering_warms_the_computers_think():
+    """Master's think after a pondered person's turn reaches at least the depth of
+    one that started cold (same time)."""
+    for seed in (1, 2):
+        depths = []
+        for on in (True, False):
+            b = board("pico_buttons", variant="kalah", opponent=4, starter=0, seed=seed)
+            b.app.PONDER = on
+            start(b)
+            b.run(3000)  # the person thinks 3 s
+            b.play_move(index("S3"))
+            b.until(("show",))
+            depths.append(b.app.engine.depth)
+        assert depths[0] >= depths[1], depths

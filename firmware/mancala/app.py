@@ -96,13 +96,22 @@ class App:
     SHOW_MS = 1500  # quick mode: the computer's pit blinks this long
     BOOT_BLINK_MS = 300  # one blink of a boot error code
     SLICE = 8  # engine nodes between clock reads while it searches (~4 ms on a Pico)
-    COACH_NODES = 1500  # nodes the coach spends grading a move
+    COACH_NODES = 6000  # nodes the coach spends grading a move (engine.GRADE_NODES)
     LED_TEST_STEP_MS = 600
     THINK_STEP_MS = 150  # the thinking animation moves one pit this often
     search_ms = 0  # loop time given to the engine (a running total: measurements)
     think_frame = -1  # the thinking animation's step last drawn
     MASTER_MS = 2000  # Master's think on the board (engine.MASTER_MS)
     MASTER_CAP = 30000  # ... and its node cap (a faster board: an ESP32)
+    PONDER = True  # think on the person's time against Master
+    PONDER_RESERVE_MS = 8  # of a loop turn pondering leaves free (a chunk may run late)
+    PONDER_CHUNK = 2  # nodes between clock reads while pondering
+    PONDER_NODES = 30000  # a pondering search's cap
+    pondering = False  # a pondering search is running (or finished) on `pondered`
+    pregrade = False  # the coach grades the move being sown (early_grade)
+    ponder_target = None  # (bytearrays made at the first ponder)
+    pondered = None
+    ponder_ms = 0  # loop time given to pondering (a running total: measurements)
     touch_drawn = 0  # the pits lit under a finger in the last frame
 
     def __init__(self, profile, pits, pixels, clock, storage, engine_cls=None, status=None,
@@ -304,6 +313,8 @@ class App:
         if self.engine is None:
             return
         li = self.meta["level"] - 1
+        self.pondering = False
+        self.engine.keep = li == 3  # Master starts from the table pondered on
         if li == 3:  # Master: by the board's clock (the lower levels count nodes)
             self.engine.start(self.game.pos, level=li, nodes=self.MASTER_CAP,
                               deadline_ms=self.MASTER_MS, clock=self.clock.now)
@@ -460,6 +471,7 @@ class App:
             return
         self.begin_move(pit - side * 7)
         self.start_sow()
+        self.early_grade()
 
     def begin_move(self, pit):
         g = self.game
@@ -504,9 +516,24 @@ class App:
     # The coach grades in slices like any search (the pits stay live): it is
     # Engine.grade() taken apart, checked against it in tests/test_board_play.py.
     def start_grade(self):
+        self.grading = True
+        if self.pregrade:  # begun at the tap (early_grade): it goes on
+            self.pregrade = False
+            return
         self.engine.start_grade(self.before, self.sow_pit, nodes=self.COACH_NODES,
                                 clock=self.clock.now)
-        self.grading = True
+
+    def early_grade(self):
+        """The coach grades the person's move from the tap on, on their sowing time
+        (finish_move's start_grade() then goes on with it)."""
+        if self.engine is None or not self.settings["coaching"] or \
+                not self.human(self.game.side):
+            return
+        self.pondering = False
+        self.before[:] = self.game.pos
+        self.engine.start_grade(self.before, self.sow_pit, nodes=self.COACH_NODES,
+                                clock=self.clock.now)
+        self.pregrade = True
 
     def finish_grade(self):
         self.grading = False
@@ -681,19 +708,74 @@ class App:
 
     def search_slice(self, t0):
         """The rest of the loop turn begun at `t0` goes to the engine while the
-        computer thinks, a hint or a grade searches: no turn sleeps then.  (The
-        result is taken up by update() in the next turn.)"""
+        computer thinks (no turn sleeps then; a turn may end a chunk late), a hint
+        or a grade searches (short of PONDER_RESERVE_MS: while a person may act, no
+        turn runs late).  The result is taken up by update() in the next turn.
+        Otherwise, against Master, the engine ponders (ponder_slice)."""
         e = self.engine
-        if e is None or e.done or not (self.mode == THINK or self.hinting or self.grading):
+        if e is None:
+            return
+        if self.pregrade and self.mode != SOW:  # the move being sown was taken back
+            self.pregrade = False
+            e.stop()
+        if not (self.mode == THINK or self.hinting or self.grading or self.pregrade):
+            self.ponder_slice(t0)
+            return
+        self.pondering = False  # the engine is someone else's: ponder again after
+        if e.done:
             return
         clock = self.clock
         left = self.FRAME_MS - clock.diff(clock.now(), t0)
         t = clock.now()
-        if left > 0:
+        if self.mode != THINK:  # a grade, a hint: the person's turn is never late
+            left -= self.PONDER_RESERVE_MS
+            if left > 0:
+                e.step_for(left, self.PONDER_CHUNK)
+        elif left > 0:
             e.step_for(left, self.SLICE)
         else:  # a long turn (a save): still a little progress
             e.step(self.SLICE)
         self.search_ms += clock.diff(clock.now(), t)
+
+    def ponder_slice(self, t0):
+        """Thinking on the person's time: against Master, while the person carries
+        out the computer's move, thinks and sows, the engine searches the position
+        the next move is made in (keeping its table, so the computer's think starts
+        warm).  It takes only what a loop turn has left short of PONDER_RESERVE_MS,
+        so it never delays a press, a frame or a save; a new target (a move, a
+        takeback, a new game) restarts it."""
+        g = self.game
+        e = self.engine
+        mode = self.mode
+        if not self.PONDER or g is None or g.over or self.meta["level"] != 4 or \
+                not (mode == SELECT or mode == SOW or mode == SHOW or mode == ANIM or
+                     mode == GRADE or mode == BLUNDER):
+            if self.pondering:
+                self.pondering = False
+                e.stop()
+            return
+        clock = self.clock
+        left = self.FRAME_MS - self.PONDER_RESERVE_MS - clock.diff(clock.now(), t0)
+        if left <= 0:
+            return
+        target = self.ponder_target
+        if target is None:
+            target = self.ponder_target = bytearray(16)
+            self.pondered = bytearray(16)
+        target[:] = g.pos
+        if mode == SOW or mode == SHOW:  # the move being carried out: after it
+            g.rules.move(target, self.sow_pit)
+        if not target[MASK]:
+            return
+        if not self.pondering or target != self.pondered:
+            self.pondered[:] = target
+            e.keep = True
+            e.start(target, nodes=self.PONDER_NODES, clock=clock.now)
+            self.pondering = True
+        if not e.done:
+            t = clock.now()
+            e.step_for(left, self.PONDER_CHUNK)
+            self.ponder_ms += clock.diff(clock.now(), t)
 
     def computer_moves(self):
         g = self.game

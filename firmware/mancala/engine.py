@@ -81,7 +81,7 @@ def level_noise(rules, li):
 # Grade thresholds: the largest loss (stones vs the best move) of each grade after
 # "best" (loss 0); anything above the last is a blunder.  docs/ENGINE.md.
 GRADE_LIMITS = (1, 2, 4, 7)
-GRADE_NODES = 2000  # default grading budget (2-3.3 s on a Pico; hints use a level)
+GRADE_NODES = 6000  # default grading budget (~3.5 s on a Pico, begun at the tap)
 
 SCALE = const(4)  # score units per stone
 INF = const(30000)
@@ -454,6 +454,7 @@ class Engine:
         self._fh = -1
         self._fhv = 0
         self._bound = False
+        self._pbest = False
         self._done_first = 0
         self._done_q = 0
         self.clock = _ticks_ms
@@ -469,6 +470,7 @@ class Engine:
         self.score = 0
         self.qscore = 0
         self._bound = False
+        self._pbest = False  # the best move comes from an unfinished iteration
         noise = 0
         limit = nodes
         if level is not None:
@@ -606,10 +608,10 @@ class Engine:
         pit = self._grade_pit
         if self.best_move == pit or self.depth == 0:
             return 0, 0, -1
-        if self._bound:  # stopped in a re-search: grade from the last finished depth
-            loss = self._done_q - self._done_first
-        else:
-            loss = self.qscore - self.first_score
+        if self._pbest and not self._bound:  # the unfinished iteration found it
+            loss = self.qscore - self.first_score  # (both from that iteration)
+        else:  # both from the last finished iteration (a stop in a re-search: the
+            loss = self._done_q - self._done_first  # better move's score is a bound)
         if loss <= 0:
             return 0, 0, -1
         stones = (loss + SCALE // 2) // SCALE
@@ -647,16 +649,19 @@ class Engine:
         self._state = 0
 
     def _take_partial(self):
-        # The root's first move is the previous best (or the forced move): a move
-        # that scored above it in the unfinished iteration is better.
+        # The root's first move is the previous best (or the move being graded): a
+        # move that scored above it in the unfinished iteration is better.  (The
+        # first move itself proves nothing: when it is the graded move, taking it
+        # made every move whose iteration ran out "best".)
         if self._rootx and self.cur[0] >= 1:
             b = self.bmove[0]
             if self.root[MASK] >> b & 1:
                 raw = self.best[0] - self.bias[b]
-                if self.depth == 0 or b != self.best_move:
+                if self.depth == 0 or b != self.order[0]:
                     self.best_move = b
                     self.qscore = raw
                     self.score = (raw + SCALE // 2) // SCALE
+                    self._pbest = self.depth > 0
         fh = self._fh
         if fh >= 0 and self.root[MASK] >> fh & 1:
             # a move whose null-window search beat the best so far, stopped in its

@@ -70,6 +70,10 @@ class SimBoard:
         self.timed = hasattr(self.clock, "advance")  # a real clock pays its own time
         self._us = 0  # charged time not yet a whole ms on the clock
         self.busy = 0  # ms the last loop turn worked (the rest of FRAME_MS it slept)
+        self.t_after = None  # the clock after the last turn (None: no turn yet)
+        self.t_person = 0  # the person's time (run() advances it by exactly its ms)
+        self.t_next = 0  # when the next loop turn starts
+        self.t_turn = 0  # when the last (or the current) loop turn started
         self.wire_us = 0  # time charged: LED wire, Python drawing, engine nodes
         self.draw_us = 0
         self.engine_us = 0
@@ -169,18 +173,43 @@ class SimBoard:
     # -- time ------------------------------------------------------------------------
 
     def run(self, ms):
-        """Let `ms` pass as App.run() does: a loop turn every FRAME_MS, each sleeping
-        what is left of it after its work (a turn that worked longer, none)."""
-        step = A.App.FRAME_MS
+        """Let `ms` of the person's time pass, the board's loop turning as App.run()
+        turns it: a turn every FRAME_MS, each sleeping what is left of it after its
+        work (a turn that worked longer: the next at once).  The person's time does
+        not wait for the board's work, so the same presses come at the same moments
+        whatever the board did in between."""
         clock = self.clock
-        end = clock.now() + ms
-        while clock.diff(end, clock.now()) > 0:
-            clock.sleep(step - self.busy)
-            if self.due:
-                self._changes()
-            t = clock.now()
-            self.app.tick()
-            self.busy = clock.diff(clock.now(), t)
+        if self.t_after is None:
+            self._first()
+        elif clock.now() != self.t_after:  # the clock was moved from outside
+            d = clock.diff(clock.now(), self.t_after)
+            self.t_person += d
+            self.t_next += d
+            self.t_after = clock.now()
+        self.t_person += ms
+        while clock.diff(self.t_person, self.t_next) >= 0:
+            self.turn()
+
+    def _first(self):
+        self.t_after = self.t_person = self.clock.now()
+        self.t_next = self.t_person + A.App.FRAME_MS
+
+    def turn(self):
+        """One loop turn, at its time (after the last turn's sleep)."""
+        clock = self.clock
+        if self.t_after is None:
+            self._first()
+        w = clock.diff(self.t_next, clock.now())
+        clock.sleep(w)
+        if self.due:
+            self._changes()
+        t = self.t_turn = clock.now()
+        self.app.tick()
+        self.t_after = clock.now()
+        self.busy = clock.diff(self.t_after, t)
+        self.t_next = t + (self.busy if self.busy > A.App.FRAME_MS else A.App.FRAME_MS)
+        if clock.diff(self.t_person, t) < 0:
+            self.t_person = t  # (a turn called on its own moves the person's time too)
 
     def tap(self, name, hold=100):
         self.press(name)
