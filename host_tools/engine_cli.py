@@ -124,7 +124,8 @@ def play_game(task):
     """One game: task = (variant, spec_a, spec_b, index, opening_plies, seed).
     A plays South in even games, North in odd ones.  Returns (index, A's points,
     S store, N store, plies)."""
-    variant, spec_a, spec_b, index, oplies, seed = task
+    variant, spec_a, spec_b, index, oplies, seed = task[:6]
+    ponder = task[6] if len(task) > 6 else 0  # nodes A thinks on B's time
     rules = get_rules(variant)
     pair = index // 2
     a_side = index & 1
@@ -138,6 +139,10 @@ def play_game(task):
         history.append((side, pit))
     while not game.over and game.ply < MAX_PLIES:
         side = game.side
+        if ponder and side != a_side and isinstance(pa, EnginePlayer) and \
+                game.legal_mask() & (game.legal_mask() - 1):
+            # as the board ponders: A searches the position B faces, keeping its table
+            pa.engine.search(game.pos, nodes=ponder)
         pit = players[side].move(game, history)
         why = game.why_illegal(pit)
         if why:
@@ -156,9 +161,12 @@ def play_game(task):
 
 
 def run_match(variant, a, b, games, workers=2, oplies=2, seed=1, progress=True, out=None,
-              log=None, first=0):
+              log=None, first=0, ponder=0):
     spec_a, spec_b = parse_player(a), parse_player(b)
-    tasks = [(variant, spec_a, spec_b, i, oplies, seed) for i in range(first, first + games)]
+    tasks = [(variant, spec_a, spec_b, i, oplies, seed, ponder)
+             for i in range(first, first + games)]
+    if ponder:
+        a = "%s+ponder:%d" % (a, ponder)
     results = []
     t0 = time.time()
 
@@ -237,7 +245,14 @@ def match_main(argv):
     p.add_argument("--log", help="append one line per finished game to this file")
     p.add_argument("--first", type=int, default=0,
                    help="index of the first game (to split a match over runs)")
+    p.add_argument("--ponder", type=int, default=0, metavar="N",
+                   help="A (an engine player) ponders N nodes on B's time, keeping its "
+                        "table, as the board does on the person's turn (Master on a Pico: "
+                        "see docs/ENGINE.md for what a person's turn is worth)")
     a = p.parse_args(argv)
+    if a.ponder < 0:
+        print("error: --ponder must be 0 or more nodes", file=sys.stderr)
+        return 2
     try:
         get_rules(a.variant)
         parse_player(a.a)
@@ -246,7 +261,7 @@ def match_main(argv):
         print("error: %s" % e, file=sys.stderr)
         return 2
     run_match(a.variant, a.a, a.b, a.games, a.workers, a.opening_plies, a.seed, not a.quiet,
-              log=a.log, first=a.first)
+              log=a.log, first=a.first, ponder=a.ponder)
     return 0
 
 

@@ -884,6 +884,11 @@ class Engine:
                     self._state = 2
                     self.nodes = nodes
                     return 2
+                if nodes >= end:  # the slice is used up (a depth-1 node's leaves, the
+                    self._p = p  # levels of an extra-turn chain: no longer all at once)
+                    self._state = 2
+                    self.nodes = nodes
+                    return 0
                 pit = order[base + k]
                 pos = node[p]
                 c = kids[p]
