@@ -520,6 +520,7 @@ class App:
         if self.pregrade:  # begun at the tap (early_grade): it goes on
             self.pregrade = False
             return
+        self.engine.keep = self.meta["level"] == 4  # Master's pondered table, else none
         self.engine.start_grade(self.before, self.sow_pit, nodes=self.COACH_NODES,
                                 clock=self.clock.now)
 
@@ -530,6 +531,7 @@ class App:
                 not self.human(self.game.side):
             return
         self.pondering = False
+        self.engine.keep = self.meta["level"] == 4
         self.before[:] = self.game.pos
         self.engine.start_grade(self.before, self.sow_pit, nodes=self.COACH_NODES,
                                 clock=self.clock.now)

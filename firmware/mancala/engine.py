@@ -389,6 +389,7 @@ FRONTIERS = {"kalah": frontier_kalah, "oware": frontier_oware}
 class Engine:
     def __init__(self, rules, tt_bits=12, seed=0):
         self.rules = rules
+        self._move = rules.move
         self.seed = seed
         self.rng = Rng(seed)
         self.w = ROW_WEIGHT.get(rules.name, 0)
@@ -700,7 +701,8 @@ class Engine:
         returned v (from its own side to move's view); 2 play the next move of
         node p.  Children are made one at a time, so a cutoff saves the rest.
         """
-        move = self.rules.move
+        move = self._move  # (a bound method made once: `self.rules.move` here
+        # would make one at every call, 16 bytes of garbage a slice)
         paths = self.rules.paths
         vcode = self.vcode
         kids = self.kids
