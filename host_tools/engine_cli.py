@@ -20,9 +20,9 @@ from mancala.game import Game
 from mancala.notation import parse_any, parse_move, parse_position
 from mancala.rules import MASK, N_STORE, S_STORE, SIDE, get_rules
 
-# A Pico runs MicroPython bytecode about 50-60x slower than the WebAssembly VM
-# here (the issue's figure); we use the middle, 55.
-PICO_SLOWDOWN = 55
+# The share of a Master think on the board spent searching (180 LEDs, measured on
+# the simulated board's clock, tests/test_board_think.py; 14 LEDs: 0.93).
+THINK_SHARE = 0.88
 
 # Sane bounds of what a person may ask for (a typo must not run for hours).
 MAX_NODES = 10000000  # minutes of CPython search, never hours
@@ -147,7 +147,8 @@ def play_game(task):
     """One game: task = (variant, spec_a, spec_b, index, opening_plies, seed).
     A plays South in even games, North in odd ones.  Returns (index, A's points,
     S store, N store, plies)."""
-    variant, spec_a, spec_b, index, oplies, seed = task
+    variant, spec_a, spec_b, index, oplies, seed = task[:6]
+    ponder = task[6] if len(task) > 6 else 0  # nodes A thinks on B's time
     rules = get_rules(variant)
     pair = index // 2
     a_side = index & 1
@@ -161,6 +162,10 @@ def play_game(task):
         history.append((side, pit))
     while not game.over and game.ply < MAX_PLIES:
         side = game.side
+        if ponder and side != a_side and isinstance(pa, EnginePlayer) and \
+                game.legal_mask() & (game.legal_mask() - 1):
+            # as the board ponders: A searches the position B faces, keeping its table
+            pa.engine.search(game.pos, nodes=ponder)
         pit = players[side].move(game, history)
         why = game.why_illegal(pit)
         if why:
@@ -179,9 +184,12 @@ def play_game(task):
 
 
 def run_match(variant, a, b, games, workers=2, oplies=2, seed=1, progress=True, out=None,
-              log=None, first=0):
+              log=None, first=0, ponder=0):
     spec_a, spec_b = parse_player(a), parse_player(b)
-    tasks = [(variant, spec_a, spec_b, i, oplies, seed) for i in range(first, first + games)]
+    tasks = [(variant, spec_a, spec_b, i, oplies, seed, ponder)
+             for i in range(first, first + games)]
+    if ponder:
+        a = "%s+ponder:%d" % (a, ponder)
     results = []
     t0 = time.time()
 
@@ -264,7 +272,14 @@ def match_main(argv):
     p.add_argument("--log", help="append one line per finished game to this file")
     p.add_argument("--first", type=int_type("--first", 0, 1000000), default=0,
                    help="index of the first game (to split a match over runs)")
+    p.add_argument("--ponder", type=int, default=0, metavar="N",
+                   help="A (an engine player) ponders N nodes on B's time, keeping its "
+                        "table, as the board does on the person's turn (Master on a Pico: "
+                        "see docs/ENGINE.md for what a person's turn is worth)")
     a = p.parse_args(argv)
+    if a.ponder < 0:
+        print("error: --ponder must be 0 or more nodes", file=sys.stderr)
+        return 2
     try:
         get_rules(a.variant)
     except ValueError as e:
@@ -278,7 +293,7 @@ def match_main(argv):
         except OSError as e:
             raise UsageError("--log %s: %s" % (printable(a.log), e.strerror)) from None
     run_match(a.variant, a.a, a.b, a.games, a.workers, a.opening_plies, a.seed, not a.quiet,
-              log=a.log, first=a.first)
+              log=a.log, first=a.first, ponder=a.ponder)
     return 0
 
 
@@ -673,7 +688,7 @@ def _cpy_rates(variant, positions, nodes, plain_depth):
 def bench_engine(nodes=1500, plain_depth=4, vm=True, out=None, variants=None):
     """The engine part of `mancala bench`; returns {variant: numbers}."""
     out = out or sys.stdout
-    from mancala.engine import level_nodes
+    from mancala.engine import MASTER_MS, PICO_FACTOR, level_nodes
     here = os.path.dirname(os.path.abspath(__file__))
     mounts = [(os.path.join(here, "plain_search.py"), "/lib/plain_search.py"),
               (os.path.join(here, "reference_rules.py"), "/lib/reference_rules.py")]
@@ -690,8 +705,10 @@ def bench_engine(nodes=1500, plain_depth=4, vm=True, out=None, variants=None):
             h = mpvm.run(setup + _VM_HEAP, mounts=mounts).split()
             row["build"], row["heap"] = int(h[-2]), int(h[-1])
             row["master"] = level_nodes(get_rules(v), 3)
-            row["pico_rate"] = row["vm_engine"] / PICO_SLOWDOWN
+            row["pico_rate"] = row["vm_engine"] / PICO_FACTOR
             row["pico_s"] = row["master"] / row["pico_rate"]
+            # nodes of a Master think on the board: its deadline, THINK_SHARE searching
+            row["pico_2s"] = row["pico_rate"] * MASTER_MS / 1000 * THINK_SHARE
         res[v] = row
     print("engine nodes/s (a node = one child made or valued), plain = recursive alpha-beta over list "
           "copies (host_tools/plain_search.py, depth %d); CPU time, %d-node searches over "
@@ -700,7 +717,7 @@ def bench_engine(nodes=1500, plain_depth=4, vm=True, out=None, variants=None):
     if vm:
         head += " | %10s %10s %6s | %9s %9s | %6s %8s %6s" % (
             "vm engine", "vm plain", "ratio", "eng build", "heap grow", "master", "pico n/s",
-            "pico s")
+            "pico s") + " %8s" % "2s nodes"
     print(head, file=out)
     for v, r in res.items():
         line = "%-8s %10.0f %10.0f %5.1fx" % (v, r["cpy_engine"], r["cpy_plain"],
@@ -708,13 +725,18 @@ def bench_engine(nodes=1500, plain_depth=4, vm=True, out=None, variants=None):
         if vm:
             line += " | %10.0f %10.0f %5.1fx | %9d %9d | %6d %8.0f %5.2fs" % (
                 r["vm_engine"], r["vm_plain"], r["vm_engine"] / r["vm_plain"], r["build"],
-                r["heap"], r["master"], r["pico_rate"], r["pico_s"])
+                r["heap"], r["master"], r["pico_rate"], r["pico_s"]) + " %8.0f" % r["pico_2s"]
         print(line, file=out)
     if vm:
         print("eng build = bytes of Engine(rules) (tt_bits=12); heap grow = peak gc.mem_alloc() "
-              "growth during a Master search; pico = VM rate / %d (a Pico runs bytecode "
-              "50-60x slower than the VM); pico s = seconds per Master move" % PICO_SLOWDOWN,
-              file=out)
+              "growth during a Master search; master = its node budget (tests, matches);\n"
+              "pico n/s = VM rate / %d (engine.PICO_FACTOR: the search on a cycle-counting "
+              "RP2040 model of the official rp2 port, v1.27.0 at 125 MHz, ran 30-34x slower "
+              "than this VM on Master searches, 23-25x on this bench's workload; issue 13, "
+              "docs/ENGINE.md); pico s = seconds of search per Master budget; 2s nodes = "
+              "what a %d ms think on the board searches at %.0f%% of its time (the share "
+              "measured on the simulated board, tests/test_board_think.py)"
+              % (PICO_FACTOR, MASTER_MS, THINK_SHARE * 100), file=out)
     out.flush()
     return res
 

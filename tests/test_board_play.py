@@ -79,7 +79,7 @@ def test_move_now_by_tapping_a_store_while_thinking():
     assert b.mode() == "think"
     b.tap("NS")
     assert b.mode() == "show"
-    assert b.app.engine.nodes < 400
+    assert b.app.engine.nodes < 1000  # ~0.7 s of a Pico (Master: 2800)
 
 
 def test_pits_pressed_together_are_not_a_move():

@@ -116,10 +116,10 @@ def test_protocol_keeps_commands_sent_during_a_search():
     proto = Protocol(out)
     proto.handle("position kalah")
     lines = queue.Queue()
-    for ln in ("isready\n", "grade 3\n", "stop\n"):
+    for ln in ("isready\n", "grade 6\n", "stop\n"):
         lines.put(ln)
     proto.go(["nodes", "10000000"], lines)
     assert "readyok" in out.getvalue()
-    assert proto.pending == ["grade 3\n"]
+    assert proto.pending == ["grade 6\n"]
     proto.handle(proto.pending.pop(0))
     assert out.getvalue().splitlines()[-1] == "grade best loss 0 threat none"

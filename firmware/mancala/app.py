@@ -40,7 +40,9 @@ SENSOR_TEST = 10
 LED_TEST = 11
 ERROR = 12
 # modes whose frames move by themselves (a bit per mode: no tuple built per frame)
-ANIMATED = ((1 << BOOT) | (1 << THINK) | (1 << SHOW) | (1 << ANIM) | (1 << BLUNDER)
+# (THINK draws only when its animation moves: update() marks it; the turns between
+# frames go to the search)
+ANIMATED = ((1 << BOOT) | (1 << SHOW) | (1 << ANIM) | (1 << BLUNDER)
             | (1 << LED_TEST) | (1 << SENSOR_TEST) | (1 << SOW) | (1 << OVER_) | (1 << MENU))
 MODE_NAMES = ("boot", "menu", "select", "sow", "think", "show", "anim", "grade", "blunder",
               "over", "sensor_test", "led_test", "error")
@@ -123,10 +125,25 @@ class App:
     BOOT_BLINK_MS = 300  # one blink of a boot error code
     FULL_CODE = 4  # blink code: the flash refuses saves (all 14 blink amber four times)
     FULL_REMIND_MS = 60000  # the code again this often while saves keep failing
-    SLICE = 16  # engine nodes per loop turn (about 25 ms on a Pico: pits stay live)
-    COACH_NODES = 1500  # nodes the coach spends grading a move
-    LED_TEST_STEP_MS = 600
     RESTORE_BLINK_MS = 12000  # after a power cut mid-sowing: the pits to put stones back
+    SLICE = 8  # engine nodes between clock reads while it searches (~4 ms on a Pico)
+    COACH_NODES = 6000  # nodes the coach spends grading a move (engine.GRADE_NODES)
+    LED_TEST_STEP_MS = 600
+    THINK_STEP_MS = 150  # the thinking animation moves one pit this often
+    search_ms = 0  # loop time given to the engine (a running total: measurements)
+    think_frame = -1  # the thinking animation's step last drawn
+    MASTER_MS = 2000  # Master's think on the board (engine.MASTER_MS)
+    MASTER_CAP = 30000  # ... and its node cap (a faster board: an ESP32)
+    PONDER = True  # think on the person's time against Master
+    PONDER_RESERVE_MS = 8  # of a loop turn pondering leaves free (a chunk may run late)
+    PONDER_CHUNK = 2  # nodes between clock reads while pondering
+    PONDER_NODES = 30000  # a pondering search's cap
+    pondering = False  # a pondering search is running (or finished) on `pondered`
+    pregrade = False  # the coach grades the move being sown (early_grade)
+    ponder_target = None  # (bytearrays made at the first ponder)
+    pondered = None
+    ponder_ms = 0  # loop time given to pondering (a running total: measurements)
+    touch_drawn = 0  # the pits lit under a finger in the last frame
 
     def __init__(self, profile, pits, pixels, clock, storage, engine_cls=None, status=None,
                  log=print, seed=None, strict=False):
@@ -458,17 +475,29 @@ class App:
     def start_thinking(self):
         if self.engine is None:
             return
-        self.engine.start(self.game.pos, level=self.meta["level"] - 1, clock=self.clock.now)
+        li = self.meta["level"] - 1
+        self.pondering = False
+        self.engine.keep = li == 3  # Master starts from the table pondered on
+        if li == 3:  # Master: by the board's clock (the lower levels count nodes)
+            self.engine.start(self.game.pos, level=li, nodes=self.MASTER_CAP,
+                              deadline_ms=self.MASTER_MS, clock=self.clock.now)
+        else:
+            self.engine.start(self.game.pos, level=li, clock=self.clock.now)
 
     # -- the loop ----------------------------------------------------------------
 
     def tick(self):
-        """One turn of the main loop: read the pits, advance timers/engine, draw."""
+        """One turn of the main loop: read the pits, advance timers, draw, then give
+        the engine what is left of the turn (FRAME_MS) if it has a search to run."""
+        t0 = self.clock.now()
         try:
             for ev in self.pits.poll():
                 self.on_event(ev)
+            if self.pits.touched() != self.touch_drawn:
+                self.dirty = True  # a finger came or went: its pit lights at once
             self.update()
             self.render()
+            self.search_slice(t0)
             self.errors = 0
         except Exception as e:  # noqa: BLE001 - the board must keep running
             if self.strict:
@@ -618,6 +647,7 @@ class App:
             return
         self.begin_move(pit - side * 7)
         self.start_sow()
+        self.early_grade()
 
     def begin_move(self, pit):
         g = self.game
@@ -674,9 +704,26 @@ class App:
     # The coach grades in slices like any search (the pits stay live): it is
     # Engine.grade() taken apart, checked against it in tests/test_board_play.py.
     def start_grade(self):
+        self.grading = True
+        if self.pregrade:  # begun at the tap (early_grade): it goes on
+            self.pregrade = False
+            return
+        self.engine.keep = self.meta["level"] == 4  # Master's pondered table, else none
         self.engine.start_grade(self.before, self.sow_pit, nodes=self.COACH_NODES,
                                 clock=self.clock.now)
-        self.grading = True
+
+    def early_grade(self):
+        """The coach grades the person's move from the tap on, on their sowing time
+        (finish_move's start_grade() then goes on with it)."""
+        if self.engine is None or not self.settings["coaching"] or \
+                not self.human(self.game.side):
+            return
+        self.pondering = False
+        self.engine.keep = self.meta["level"] == 4
+        self.before[:] = self.game.pos
+        self.engine.start_grade(self.before, self.sow_pit, nodes=self.COACH_NODES,
+                                clock=self.clock.now)
+        self.pregrade = True
 
     def finish_grade(self):
         self.grading = False
@@ -828,10 +875,15 @@ class App:
             if el >= total:
                 self.set_mode(self.next_mode)
         elif mode == THINK:
-            if self.engine is None or self.engine.step(self.SLICE):
+            if self.engine is None or self.engine.done:
                 self.computer_moves()
+            else:
+                f = (el // self.THINK_STEP_MS) * 2 + ((el // self.BLINK_MS) & 1)
+                if f != self.think_frame:  # the animation (or the status LED) moved
+                    self.think_frame = f
+                    self.dirty = True
         elif mode == SELECT:
-            if self.hinting and self.engine.step(self.SLICE):
+            if self.hinting and self.engine.done:
                 self.hinting = False
                 self.hint_pit = self.game.side * 7 + self.engine.best_move
                 self.dirty = True
@@ -842,7 +894,7 @@ class App:
             if self.settings["quick"] and el >= self.SHOW_MS:
                 self.start_sow()
         elif mode == ANIM:
-            if self.grading and self.engine.step(self.SLICE):
+            if self.grading and self.engine.done:
                 self.finish_grade()
             if not self.grading and (el >= self.ANIM_MS or not (self.flags or self.game.end)):
                 self.after_anim()
@@ -852,6 +904,77 @@ class App:
         elif mode == LED_TEST:
             if el >= 7 * self.LED_TEST_STEP_MS:
                 self.set_mode(BOOT if self.boot_codes else self.next_mode)
+
+    def search_slice(self, t0):
+        """The rest of the loop turn begun at `t0` goes to the engine while the
+        computer thinks (no turn sleeps then; a turn may end a chunk late), a hint
+        or a grade searches (short of PONDER_RESERVE_MS: while a person may act, no
+        turn runs late).  The result is taken up by update() in the next turn.
+        Otherwise, against Master, the engine ponders (ponder_slice)."""
+        e = self.engine
+        if e is None:
+            return
+        if self.pregrade and self.mode != SOW:  # the move being sown was taken back
+            self.pregrade = False
+            e.stop()
+        if not (self.mode == THINK or self.hinting or self.grading or self.pregrade):
+            self.ponder_slice(t0)
+            return
+        self.pondering = False  # the engine is someone else's: ponder again after
+        if e.done:
+            return
+        clock = self.clock
+        left = self.FRAME_MS - clock.diff(clock.now(), t0)
+        t = clock.now()
+        if self.mode != THINK:  # a grade, a hint: the person's turn is never late
+            left -= self.PONDER_RESERVE_MS
+            if left > 0:
+                e.step_for(left, self.PONDER_CHUNK)
+        elif left > 0:
+            e.step_for(left, self.SLICE)
+        else:  # a long turn (a save): still a little progress
+            e.step(self.SLICE)
+        self.search_ms += clock.diff(clock.now(), t)
+
+    def ponder_slice(self, t0):
+        """Thinking on the person's time: against Master, while the person carries
+        out the computer's move, thinks and sows, the engine searches the position
+        the next move is made in (keeping its table, so the computer's think starts
+        warm).  It takes only what a loop turn has left short of PONDER_RESERVE_MS,
+        so it never delays a press, a frame or a save; a new target (a move, a
+        takeback, a new game) restarts it."""
+        g = self.game
+        e = self.engine
+        mode = self.mode
+        if not self.PONDER or g is None or g.over or self.meta["level"] != 4 or \
+                not (mode == SELECT or mode == SOW or mode == SHOW or mode == ANIM or
+                     mode == GRADE or mode == BLUNDER):
+            if self.pondering:
+                self.pondering = False
+                e.stop()
+            return
+        clock = self.clock
+        left = self.FRAME_MS - self.PONDER_RESERVE_MS - clock.diff(clock.now(), t0)
+        if left <= 0:
+            return
+        target = self.ponder_target
+        if target is None:
+            target = self.ponder_target = bytearray(16)
+            self.pondered = bytearray(16)
+        target[:] = g.pos
+        if mode == SOW or mode == SHOW:  # the move being carried out: after it
+            g.rules.move(target, self.sow_pit)
+        if not target[MASK]:
+            return
+        if not self.pondering or target != self.pondered:
+            self.pondered[:] = target
+            e.keep = True
+            e.start(target, nodes=self.PONDER_NODES, clock=clock.now)
+            self.pondering = True
+        if not e.done:
+            t = clock.now()
+            e.step_for(left, self.PONDER_CHUNK)
+            self.ponder_ms += clock.diff(clock.now(), t)
 
     def computer_moves(self):
         g = self.game
@@ -872,14 +995,15 @@ class App:
         animating = ANIMATED >> mode & 1 or self.flash or self.blink_mask or \
             self.hint_pit >= 0 or self.show_count_pit >= 0 or self.hinting or self.unsaved
         now = self.clock.now()
-        # a pit under a finger lights at once (pit-to-light), and goes out at once
-        act = self.pits.stable & ~self.pits.ignored
+        # a pit under a finger lights at once (pit-to-light: on the first raw edge,
+        # pits.touched()), and goes out at once
+        touch = self.pits.touched() & ~self.pits.ignored
         if mode == SENSOR_TEST or mode == LED_TEST:
-            act = 0
-        if not (self.dirty or act != self.touch_drawn or animating and
+            touch = 0
+        if not (self.dirty or touch != self.touch_drawn or animating and
                 self.clock.diff(now, self.t_frame) >= self.ANIM_FRAME_MS):
             return
-        self.touch_drawn = act
+        self.touch_drawn = touch
         self.dirty = False
         self.t_frame = now
         px = self.px
@@ -911,9 +1035,9 @@ class App:
             pass
         else:
             self.draw_game(mode, el, phase)
-        if act:
+        if touch:
             for i in range(14):
-                if act >> i & 1:
+                if touch >> i & 1:
                     px.dot(i, 0, WHITE)
         if self.unsaved and mode != BOOT:
             self.draw_full_code(now)
@@ -1003,7 +1127,7 @@ class App:
                 px.fill(tgt, WHITE)
         elif mode == THINK:
             comp = side * 7
-            k = (el // 150) % 6
+            k = (el // self.THINK_STEP_MS) % 6
             px.count(comp + k, shown[comp + k], SIDE_COLOURS[side])
         elif mode == SHOW:
             if phase:

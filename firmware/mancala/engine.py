@@ -47,9 +47,17 @@ except ImportError:  # CPython
 LEVELS = ("beginner", "amateur", "strong", "master")
 GRADES = ("best", "excellent", "good", "inaccuracy", "mistake", "blunder")
 
-# Master's node budget per variant: the nodes a Pico searches in about 2 s
-# (measured VM node rate / 55 * 2 s; docs/ENGINE.md has the derivation).
-MASTER_NODES = {"kalah": 2000, "mangala": 1300, "oware": 1500, "ranok": 1200}
+# A Pico's node rate per variant: the MicroPython VM's measured rate (`mancala
+# bench`) / PICO_FACTOR, the VM-to-RP2040 ratio measured on a cycle-counting
+# RP2040 model (docs/ENGINE.md has the derivation).  The simulated board's clock
+# charges a node at this rate.
+PICO_FACTOR = 30
+PICO_NODES_PER_S = {"kalah": 1820, "mangala": 1190, "oware": 1380, "ranok": 1120}
+# On the board Master thinks MASTER_MS of its clock (its deadline); for reproducible
+# play (tests, matches, the lower levels' scale) its node budget is what a Pico
+# searches in that time.
+MASTER_MS = 2000
+MASTER_NODES = {"kalah": 3200, "mangala": 2100, "oware": 2400, "ranok": 2000}
 # Lower levels: a fixed budget (Master's for "master"), and root noise in
 # quarter stones (uniform in [-n, n], drawn from the engine's seed).
 LEVEL_NODES = (20, 70, 250, 0)
@@ -73,7 +81,7 @@ def level_noise(rules, li):
 # Grade thresholds: the largest loss (stones vs the best move) of each grade after
 # "best" (loss 0); anything above the last is a blunder.  docs/ENGINE.md.
 GRADE_LIMITS = (1, 2, 4, 7)
-GRADE_NODES = 2000  # default grading budget (2-3.3 s on a Pico; hints use a level)
+GRADE_NODES = 6000  # default grading budget (~3.5 s on a Pico, begun at the tap)
 
 SCALE = const(4)  # score units per stone
 INF = const(30000)
@@ -381,6 +389,7 @@ FRONTIERS = {"kalah": frontier_kalah, "oware": frontier_oware}
 class Engine:
     def __init__(self, rules, tt_bits=12, seed=0):
         self.rules = rules
+        self._move = rules.move
         self.seed = seed
         self.rng = Rng(seed)
         self.w = ROW_WEIGHT.get(rules.name, 0)
@@ -446,6 +455,7 @@ class Engine:
         self._fh = -1
         self._fhv = 0
         self._bound = False
+        self._pbest = False
         self._done_first = 0
         self._done_q = 0
         self.clock = _ticks_ms
@@ -471,6 +481,7 @@ class Engine:
         self.score = 0
         self.qscore = 0
         self._bound = False
+        self._pbest = False  # the best move comes from an unfinished iteration
         noise = 0
         limit = nodes
         self._use_table = self.table_seeds
@@ -551,6 +562,18 @@ class Engine:
             if self.nodes >= end:
                 return False
 
+    def step_for(self, ms, chunk=8):
+        """Search for about `ms` of the engine's clock (the one given to start()),
+        `chunk` nodes at a time with the clock read in between (so a slice ends at
+        most one chunk late); True when the search is over.  The board gives each
+        loop turn's time left after reading its pits and drawing."""
+        clock = self.clock
+        t0 = int(clock())  # type: ignore
+        while not self.step(chunk):
+            if ((int(clock()) - t0) & M30) >= ms:  # type: ignore
+                return False
+        return True
+
     def stop(self):
         """Move now: end the search; best_move stays the best found so far.
         (A grade begun by start_grade() is abandoned.)"""
@@ -599,15 +622,18 @@ class Engine:
         pit = self._grade_pit
         if self.best_move == pit or self.depth == 0 and not self._bound:
             return 0, 0, -1
-        if self._bound:  # stopped in a re-search: grade from the last finished depth,
+        if self._pbest and not self._bound:  # the unfinished iteration found it
+            loss = self.qscore - self.first_score  # (both from that iteration)
+        else:  # both from the last finished iteration
             loss = self._done_q - self._done_first if self.depth else 0
-            # unless the unfinished one already proved more: its better move's score is
-            # a lower bound, the graded move's (searched first) exact: never report less
-            low = self.qscore - self.first_score
-            if low > loss:
-                loss = low
-        else:
-            loss = self.qscore - self.first_score
+            if self._bound:
+                # stopped in a re-search: the better move's score is a lower bound,
+                # the graded move's (searched first) exact: never report less
+                low = self.qscore - self.first_score
+                if low > loss:
+                    loss = low
+        if loss <= 0:
+            return 0, 0, -1
         stones = (loss + SCALE // 2) // SCALE
         if stones <= 0:  # loses no stone (rounded): as good as the best (docs/ENGINE.md)
             return 0, 0, -1
@@ -645,16 +671,19 @@ class Engine:
         self._state = 0
 
     def _take_partial(self):
-        # The root's first move is the previous best (or the forced move): a move
-        # that scored above it in the unfinished iteration is better.
+        # The root's first move is the previous best (or the move being graded): a
+        # move that scored above it in the unfinished iteration is better.  (The
+        # first move itself proves nothing: when it is the graded move, taking it
+        # made every move whose iteration ran out "best".)
         if self._rootx and self.cur[0] >= 1:
             b = self.bmove[0]
             if self.root[MASK] >> b & 1:
                 raw = self.best[0] - self.bias[b]
-                if self.depth == 0 or b != self.best_move:
+                if self.depth == 0 or b != self.order[0]:
                     self.best_move = b
                     self.qscore = raw
                     self.score = (raw + SCALE // 2) // SCALE
+                    self._pbest = self.depth > 0
         fh = self._fh
         if fh >= 0 and self.root[MASK] >> fh & 1:
             # a move whose null-window search beat the best so far, stopped in its
@@ -693,7 +722,8 @@ class Engine:
         returned v (from its own side to move's view); 2 play the next move of
         node p.  Children are made one at a time, so a cutoff saves the rest.
         """
-        move = self.rules.move
+        move = self._move  # (a bound method made once: `self.rules.move` here
+        # would make one at every call, 16 bytes of garbage a slice)
         paths = self.rules.paths
         vcode = self.vcode
         kids = self.kids
@@ -880,6 +910,11 @@ class Engine:
                     self._state = 2
                     self.nodes = nodes
                     return 2
+                if nodes >= end:  # the slice is used up (a depth-1 node's leaves, the
+                    self._p = p  # levels of an extra-turn chain: no longer all at once)
+                    self._state = 2
+                    self.nodes = nodes
+                    return 0
                 pit = order[base + k]
                 pos = node[p]
                 c = kids[p]

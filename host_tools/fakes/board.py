@@ -4,11 +4,35 @@ MicroPython VM test (MicroPython-compatible: no CPython-only modules).
 
 Pits are named S1..S6, SS (South store), N1..N6, NS (North store), or given as
 board indices 0..13.
+
+On the manual clock the board's work takes a Pico's time (the cost model): each
+LED frame its chain's wire time (the fake neopixel's, ~30 us a LED) plus
+DRAW_US of Python drawing, and each engine node 1/PICO_NODES_PER_S of a second
+(the engine given to the App is a PicoTimedEngine).  Turns run as App.run() runs
+them: a turn every FRAME_MS, sleeping what is left after its work.
 """
 
 from mancala import app as A
+from mancala.engine import PICO_NODES_PER_S, Engine
 from mancala.hw.clock import ManualClock
 from mancala.hw.pixels import decode
+
+# The Python side of drawing one frame on the RP2040 model (0.41 s for 35 frames of
+# the 180-LED chain, less their 5.4 ms of wire time each; issue 13's measurement).
+DRAW_US = 6300
+
+
+class PicoTimedEngine(Engine):
+    """The firmware's engine, each node charged to `charge` (us) at a Pico's rate."""
+
+    charge = None
+
+    def step(self, max_nodes=256):
+        n = self.nodes
+        over = Engine.step(self, max_nodes)
+        if self.charge is not None:
+            self.charge((self.nodes - n) * self.us_per_node)
+        return over
 
 NAMES = ("S1", "S2", "S3", "S4", "S5", "S6", "SS", "N1", "N2", "N3", "N4", "N5", "N6", "NS")
 HALL_REST = 32000  # ADC reading with no magnet
@@ -43,6 +67,17 @@ class SimBoard:
         self._n = 0
         self.lines = []
         self.log = log if log is not None else self.lines.append
+        self.timed = hasattr(self.clock, "advance")  # a real clock pays its own time
+        self._us = 0  # charged time not yet a whole ms on the clock
+        self.busy = 0  # ms the last loop turn worked (the rest of FRAME_MS it slept)
+        self.t_after = None  # the clock after the last turn (None: no turn yet)
+        self.t_person = 0  # the person's time (run() advances it by exactly its ms)
+        self.t_next = 0  # when the next loop turn starts
+        self.t_turn = 0  # when the last (or the current) loop turn started
+        self.wire_us = 0  # time charged: LED wire, Python drawing, engine nodes
+        self.draw_us = 0
+        self.engine_us = 0
+        self.due = []  # [(clock ms, pit, active)]: pins changed while the board works
         if isinstance(profile, dict) and profile.get("sensor") == "mux":
             machine.set_adc_source(profile["mux_adc"], self._adc)
         for h in held:
@@ -55,10 +90,55 @@ class SimBoard:
 
             fs = MemFs()
         self.fs = fs
+        if engine_cls is None and self.timed:
+            engine_cls = self.timed_engine
         # the firmware's own entry point, on the fakes (run=False: we turn its loop)
-        self.app = A.main(profile, machine, neopixel, self.clock, fs, engine_cls, self.log,
-                          seed, run=False, strict=strict)
+        neopixel.wire = self._wire if self.timed else None
+        try:
+            self.app = A.main(profile, machine, neopixel, self.clock, fs, engine_cls,
+                              self.log, seed, run=False, strict=strict)
+        finally:
+            neopixel.wire = None
         self.np = neopixel.last
+
+    # -- the cost model ------------------------------------------------------------------
+
+    def timed_engine(self, rules, tt_bits=12, seed=0):
+        e = PicoTimedEngine(rules, tt_bits, seed)
+        e.us_per_node = 1000000 // PICO_NODES_PER_S.get(rules.name, 1200)
+        e.charge = self._engine
+        return e
+
+    def spend(self, us):
+        """Let `us` microseconds of the board's work pass on the clock."""
+        us += self._us
+        ms = us // 1000
+        self._us = us - ms * 1000
+        if ms:
+            self.clock.advance(ms)
+            if self.due:
+                self._changes()
+
+    def at(self, t, name, active=True):
+        """Press (or release) pit `name` at clock time `t`, even in the middle of a
+        loop turn's work (the firmware sees it at its next poll, as on the board)."""
+        self.due.append((t, index(name), active))
+
+    def _changes(self):
+        now = self.clock.now()
+        for item in list(self.due):
+            if item[0] <= now:
+                self.due.remove(item)
+                self.set_pit(item[1], item[2])
+
+    def _wire(self, us):
+        self.wire_us += us
+        self.draw_us += DRAW_US
+        self.spend(us + DRAW_US)
+
+    def _engine(self, us):
+        self.engine_us += us
+        self.spend(us)
 
     # -- the physical side ---------------------------------------------------------
 
@@ -93,13 +173,43 @@ class SimBoard:
     # -- time ------------------------------------------------------------------------
 
     def run(self, ms):
-        """Let `ms` pass, one loop turn every FRAME_MS."""
-        step = A.App.FRAME_MS
-        t = 0
-        while t < ms:
-            self.clock.advance(step)
-            self.app.tick()
-            t += step
+        """Let `ms` of the person's time pass, the board's loop turning as App.run()
+        turns it: a turn every FRAME_MS, each sleeping what is left of it after its
+        work (a turn that worked longer: the next at once).  The person's time does
+        not wait for the board's work, so the same presses come at the same moments
+        whatever the board did in between."""
+        clock = self.clock
+        if self.t_after is None:
+            self._first()
+        elif clock.now() != self.t_after:  # the clock was moved from outside
+            d = clock.diff(clock.now(), self.t_after)
+            self.t_person += d
+            self.t_next += d
+            self.t_after = clock.now()
+        self.t_person += ms
+        while clock.diff(self.t_person, self.t_next) >= 0:
+            self.turn()
+
+    def _first(self):
+        self.t_after = self.t_person = self.clock.now()
+        self.t_next = self.t_person + A.App.FRAME_MS
+
+    def turn(self):
+        """One loop turn, at its time (after the last turn's sleep)."""
+        clock = self.clock
+        if self.t_after is None:
+            self._first()
+        w = clock.diff(self.t_next, clock.now())
+        clock.sleep(w)
+        if self.due:
+            self._changes()
+        t = self.t_turn = clock.now()
+        self.app.tick()
+        self.t_after = clock.now()
+        self.busy = clock.diff(self.t_after, t)
+        self.t_next = t + (self.busy if self.busy > A.App.FRAME_MS else A.App.FRAME_MS)
+        if clock.diff(self.t_person, t) < 0:
+            self.t_person = t  # (a turn called on its own moves the person's time too)
 
     def tap(self, name, hold=100):
         self.press(name)

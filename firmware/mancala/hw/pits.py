@@ -173,6 +173,12 @@ class Pits:
         """Debounced pits down now, stuck ones left out."""
         return self.stable & ~self.ignored
 
+    def touched(self):
+        """Pits to light under a finger: down now by the debounced state or by the
+        last raw reading (the first raw edge lights at once; the gesture still
+        waits for a stable reading, so a bounce never makes a move)."""
+        return (self.stable | self.raw) & ~self.ignored
+
     def poll(self):
         """Read the sensors once; returns the list of new events (reused)."""
         ev = self.events

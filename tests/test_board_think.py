@@ -1,0 +1,146 @@
+"""The computer's think on the simulated clock, which charges a Pico's time for the
+board's work (host_tools/fakes/board.py: the chain's wire time, the Python side of a
+frame, each engine node at a Pico's rate): the think spends its loop turns
+searching, no turn sleeps while a search runs, a press lights within 40 ms."""
+
+import pytest
+from board_helpers import board, start
+
+from host_tools.fakes.board import index
+from mancala import app as A
+from mancala.engine import MASTER_NODES, PICO_NODES_PER_S
+
+
+def to_think(variant="kalah", profile="pico_buttons", **kw):
+    """A board where the person (South) has just moved: the computer (Master) thinks."""
+    b = board(profile, variant=variant, opponent=4, starter=0, **kw)
+    start(b)
+    b.play_move(index("S1"))
+    for _ in range(500):
+        if b.mode() == "think":
+            return b
+        b.turn()
+    raise AssertionError(b.frame())
+
+
+def one_think(b):
+    """Turn the loop one turn at a time through the think: (ms, engine ms charged,
+    the app's own search ms, the busy ms of each turn); b.nodes: the think's nodes."""
+    app = b.app
+    t0 = b.clock.now()
+    e0 = b.engine_us
+    s0 = getattr(app, "search_ms", 0)
+    busy = []
+    while b.mode() == "think":
+        b.nodes = app.engine.nodes  # (the last turn's pondering starts a new search)
+        b.turn()
+        busy.append(b.busy)
+    ms = b.clock.now() - t0
+    return ms, (b.engine_us - e0) / 1000, getattr(app, "search_ms", 0) - s0, busy
+
+
+@pytest.mark.parametrize("variant,profile", [("kalah", "pico_buttons"), ("oware", "pico_hall"),
+                                             ("kalah", "pico_cheap")])
+def test_think_spends_its_turns_searching(variant, profile):
+    b = to_think(variant, profile)
+    ms, engine_ms, search_ms, busy = one_think(b)
+    assert ms > 500  # a real Master think, many turns
+    share = engine_ms / ms
+    assert share >= 0.85, (share, ms, engine_ms)  # the fixed 16-node slice: ~0.45
+    assert search_ms / ms >= 0.85  # the loop's own timings agree
+    # no turn slept while the search ran (the last two: it finished; the move shown)
+    assert min(busy[:-2]) >= A.App.FRAME_MS, busy
+
+
+def test_master_thinks_about_two_seconds_of_board_time():
+    b = to_think("kalah", "pico_buttons")
+    ms, engine_ms, _, _ = one_think(b)
+    assert 1900 <= ms <= 2100, ms  # its deadline (MASTER_MS) and the turn it ends in
+    # it spent the time searching: ~88% of 2 s at a Pico's kalah rate
+    assert b.nodes >= 0.85 * 2 * PICO_NODES_PER_S["kalah"]
+    assert b.nodes > 2 * MASTER_NODES["kalah"] // 3
+
+
+def test_press_lights_within_40_ms_while_the_computer_thinks():
+    b = to_think("kalah", "pico_buttons")
+    i = index("S4")
+    lit = []
+
+    def frame(app):
+        if b.decoded()[1][i] == "white" and b.app.pits.raw >> i & 1:
+            lit.append(b.clock.now())
+
+    b.app.on_frame = frame
+    worst = 0
+    t = b.clock.now() + 7
+    presses = 0
+    while b.mode() == "think" and presses < 12:
+        b.at(t, i, True)  # a press at any moment of a loop turn's work
+        del lit[:]
+        while b.clock.now() < t + 45 and b.mode() == "think":
+            b.turn()
+        if b.mode() != "think":
+            break
+        assert lit, "no frame showed the press"
+        worst = max(worst, lit[0] - t)
+        b.release(i)
+        t = b.clock.now() + 80
+        while b.clock.now() < t:
+            b.turn()
+        presses += 1
+        t = b.clock.now() + 3 + 7 * presses % 19
+    assert presses >= 5
+    assert worst <= 40, worst
+
+
+# -- pondering --------------------------------------------------------------------------
+
+def _persons_turn(ponder_on, variant):
+    """Against Master, the computer starting: its first move (cold, the same with
+    or without pondering), carried out by the person, then the person's own move
+    (its lowest legal pit), up to the computer's next think.  The frames (its loop
+    turn's start, mode, counts, colours) and the board."""
+    # (no coach: a grade begun on a pondered table ends at another time, by design)
+    b = board("pico_buttons", variant=variant, opponent=4, starter=1, coaching=0)
+    b.app.PONDER = ponder_on
+    frames = []
+    b.app.on_frame = lambda app: frames.append(
+        (b.t_turn, b.mode(), tuple(b.counts()), tuple(b.decoded()[1])))
+    start(b)
+    assert b.until(("show",))
+    b.sow()  # the person carries out the computer's move
+    assert b.until(("select",))
+    b.run(1500)  # and thinks
+    g = b.app.game
+    b.play_move(g.side * 7 + [k for k in range(6) if g.pos[15] >> k & 1][0])
+    assert b.until(("think",))
+    return frames, b
+
+
+@pytest.mark.parametrize("variant", ["kalah", "oware"])
+def test_pondering_never_changes_a_press_or_a_frame(variant):
+    """With and without pondering, the same presses give the same frames at the
+    same times through the person's whole turn (pondering ran all through it)."""
+    on, b_on = _persons_turn(True, variant)
+    off, b_off = _persons_turn(False, variant)
+    assert b_on.app.ponder_ms > 1500  # it pondered through the person's time
+    assert b_off.app.ponder_ms == 0
+    assert len(on) > 50
+    assert on == off
+    assert b_on.app.game.ply == b_off.app.game.ply == 2
+
+
+def test_pondering_warms_the_computers_think():
+    """Master's think after a pondered person's turn reaches at least the depth of
+    one that started cold (same time)."""
+    for seed in (1, 2):
+        depths = []
+        for on in (True, False):
+            b = board("pico_buttons", variant="kalah", opponent=4, starter=0, seed=seed)
+            b.app.PONDER = on
+            start(b)
+            b.run(3000)  # the person thinks 3 s
+            b.play_move(index("S3"))
+            b.until(("show",))
+            depths.append(b.app.engine.depth)
+        assert depths[0] >= depths[1], depths

@@ -1,0 +1,53 @@
+"""The coach's grades against exact values (host_tools/exact.py, a full minimax of
+small Kalah positions): a move that loses 5 stones or more is never graded best,
+excellent or good, and most moves get their loss class."""
+
+import os
+import random
+
+from test_engine import exact
+
+from host_tools.exact import KalahSolver, loss_class, measure_grades, read_set
+from mancala.engine import GRADE_NODES, Engine
+from mancala.game import Game
+from mancala.rules import MASK, get_rules
+
+DATA = os.path.join(os.path.dirname(__file__), "data", "kalah_exact_15.txt")
+
+
+def test_solver_agrees_with_the_plain_minimax():
+    rules = get_rules("kalah")
+    rng = random.Random(5)
+    solver = KalahSolver(rules)
+    checked = 0
+    while checked < 30:
+        g = Game(rules)
+        while not g.over and sum(g.pos[0:6]) + sum(g.pos[7:13]) > 9:
+            g.play(rng.choice([k for k in range(6) if g.pos[MASK] >> k & 1]))
+        if g.over:
+            continue
+        pos = g.pos
+        own, opp = (6, 13) if pos[14] == 0 else (13, 6)
+        assert exact(rules, bytearray(pos), {}) == solver.value(pos) + pos[own] - pos[opp]
+        checked += 1
+
+
+def test_loss_classes():
+    assert [loss_class(x) for x in (0, 1, 2, 3, 4, 5, 7, 8, 20)] == [0, 1, 2, 3, 3, 4, 4, 5, 5]
+
+
+def test_recorded_losses_are_exact():
+    cases = read_set(DATA)
+    solver = KalahSolver()
+    small = [c for c in cases if sum(c[0][0:6]) + sum(c[0][7:13]) <= 11]
+    for pos, losses in small[::4]:
+        assert solver.losses(pos) == losses
+
+
+def test_coach_never_calls_a_big_loss_good():
+    cases = read_set(DATA)[::3]
+    eng = Engine(get_rules("kalah"))
+    n, right, missed, big = measure_grades(cases, lambda p, k: eng.grade(p, k, GRADE_NODES))
+    assert n > 250 and big >= 30
+    assert missed == 0, (missed, big)
+    assert right >= 0.85 * n, right / n  # the right loss class
