@@ -196,7 +196,9 @@ def test_touch_a_pit_and_two_fingers_take_back(site):  # noqa: F811
     _touch(browser, "touchEnd", [])
     settle(browser)
     mode, counts, bgs = wait_mode(browser, layout, ("sow",))
-    assert counts[2] == 0 and bgs[3] == "white"  # S3's stones in the hand, S4 guided
+    assert counts[2] == 0  # S3's stones in the hand
+    # S4 is guided: drawn white (waiting out a blink's dark phase)
+    assert lit(browser, layout, lambda c, b, i: i == 3 and b[3] == "white")[1] == 3
     _touch(browser, "touchStart", [0, 5])  # two fingers: S1 + S6 = take back
     time.sleep(0.25)
     _touch(browser, "touchEnd", [])

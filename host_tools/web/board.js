@@ -226,15 +226,17 @@ function run() {
     const pit = pitOf(e.target);
     if (pit < 0 || !wb) return;
     e.preventDefault();
-    if (e.button === 2 || e.shiftKey) { // keep this pit pressed: the first of a chord
-      if (latched.has(pit)) { latched.delete(pit); up(pit); } else {
-        latched.add(pit); down(pit, e.timeStamp); hitEls[pit].classList.add("latched");
-      }
+    if (e.button === 2 || e.shiftKey) { // mark this pit: the first of a chord
+      if (latched.has(pit)) { latched.delete(pit); hitEls[pit].classList.remove("latched"); }
+      else { latched.add(pit); hitEls[pit].classList.add("latched"); }
       return;
     }
     if (latched.has(pit)) return;
     try { e.target.setPointerCapture(e.pointerId); } catch (err) { /* synthetic pointer */ }
     pointers.set(e.pointerId, pit);
+    // the marked pits go down with this one: a chord is pits pressed together
+    // (the firmware takes a chord only when they go down within its window)
+    for (const p of latched) down(p, e.timeStamp);
     down(pit, e.timeStamp);
   });
   const lift = (e) => {
