@@ -130,7 +130,8 @@ def test_both_manifests_damaged_is_a_safe_state_that_deploy_can_repair(board, tm
                 f.write('{"version": "2.0", "fi')
 
     power_cycle_with(board, damage)
-    o = deploy.start_board(board.port, timeout=10)
+    # (it returns as soon as the safe state is seen; the margin is for a loaded machine)
+    o = deploy.start_board(board.port, timeout=30)
     assert o["safe"] is not None and "no complete firmware" in o["safe"]
     with quiet() as out:
         r = deploy.deploy(board.port, src2, trial_seconds=TRIAL, out=out)

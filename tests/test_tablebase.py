@@ -381,22 +381,12 @@ NOT_GREEDY = [
 
 
 def exact_children(rules, table, pos):
-    """{pit 1..6: final store difference, mover's view} by the table."""
-    out = {}
-    me = pos[SIDE]
-    for k in range(6):
-        if pos[MASK] >> k & 1:
-            c = bytearray(pos)
-            if rules.move(c, k) & OVER:
-                d = c[S_STORE] - c[N_STORE]
-            else:
-                tv = table.value(c)
-                if tv is None:  # an oware cycle
-                    out[k + 1] = None
-                    continue
-                d = c[S_STORE] - c[N_STORE] + (-tv if c[SIDE] else tv)
-            out[k + 1] = -d if me else d
-    return out
+    """{pit 1..6: final store difference, mover's view} by the table (None: a
+    child without an exact value, an oware cycle)."""
+    from host_tools.tablebase import exact_moves
+
+    kids = exact_moves(rules, table, pos)
+    return {None: None} if kids is None else {k + 1: v for k, v in kids.items()}
 
 
 @pytest.mark.parametrize("text,greedy,best,final", NOT_GREEDY)
