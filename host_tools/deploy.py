@@ -725,8 +725,11 @@ def deploy(port=None, src=DEFAULT_SRC, use_mpy=True, max_boots=3, out=None,
             for n in p["roots"]:
                 board.exec("os.rename(%r, %r)" % ("/" + n + ".new", "/" + n))
             # the endgame tables, with what room the new slot left
-            fresh = board.info() if tplan else info
-            tables = sync_tables(board, fresh, rep, tplan, tables_dir, fresh["free"])
+            # (the board's table hashes are those read at the start: the slot work
+            # leaves /tables alone; only the free room changed)
+            free_now = int(board.exec("import os\nv = os.statvfs('/')\nprint(v[0] * v[4])")
+                           .strip() or -1) if tplan else info["free"]
+            tables = sync_tables(board, info, rep, tplan, tables_dir, free_now)
         except DeployError as e:
             if "nothing switched" in str(e) or "nothing was written" in str(e):
                 raise
