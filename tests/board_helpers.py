@@ -122,3 +122,18 @@ def start(b):
 
 
 __all__ = ["board", "play_game", "start", "settled", "get_rules", "shown_counts", "to_select"]
+
+
+def sampled_cuts(contexts, stride):
+    """Cut points for a whole-game power-cut test: every `stride`-th operation, plus
+    the first operation of every context not yet among them.  `contexts[k]` names
+    where operation k falls (which save, which step of it), so every kind of cut
+    point is tried at least once while a whole game is replayed only for a sample
+    (trying every operation is the storage-level tests' job, tests/test_storage_cuts.py)."""
+    picked = set(range(0, len(contexts), stride))
+    seen = {contexts[k] for k in picked}
+    for k, c in enumerate(contexts):
+        if c not in seen:
+            seen.add(c)
+            picked.add(k)
+    return sorted(picked)

@@ -5,7 +5,7 @@ single or two in a row, at the operations of a whole game, lose nothing."""
 import random
 
 import pytest
-from board_helpers import board, play_game, start, to_select
+from board_helpers import board, play_game, sampled_cuts, start, to_select
 from fsmodel import ENOSPC, ModelFs
 
 from host_tools.fakes.memfs import PowerCut
@@ -166,13 +166,17 @@ FS_KINDS = [{"replace": True, "eager": False}, {"replace": False, "eager": True}
 
 @pytest.mark.parametrize("fs_kw", FS_KINDS, ids=["littlefs", "noreplace-eager"])
 def test_power_cuts_once_and_twice_in_a_whole_game_lose_nothing(fs_kw):
-    """A cut at every 8th operation of a whole two-person game (and partway through
-    those writes), then a second cut at every 8th of the first 48 operations of the game played on
-    from the boot (sampled: every operation is the storage-level test's job)."""
+    """A cut at every 13th operation of a whole two-person game and at least once at
+    each step of each kind of save (and partway through those writes), then a second
+    cut at every 8th of the first 48 operations of the game played on from every
+    fourth such boot (sampled: every operation is the storage-level test's job)."""
     base, total, kinds = reference(fs_kw, 11)
     assert total > 100
+    # where an operation falls: the kinds of the operations around it
+    contexts = [tuple(kinds[max(0, k - 4):k + 5]) for k in range(total)]
+    cuts = sampled_cuts(contexts, 13)
     tried = 0
-    for k in range(0, total, 8):
+    for n, k in enumerate(cuts):
         for fault in ("cut", "cut-mid") if kinds[k] == "write" else ("cut",):
             fs = ModelFs(files=base, **fs_kw)
             with Recorder() as r:
@@ -186,7 +190,7 @@ def test_power_cuts_once_and_twice_in_a_whole_game_lose_nothing(fs_kw):
             files = fs.snapshot()
             b = boot_check(files, fs_kw, r)
             tried += 1
-            if k % 32 or b.app.game is None or b.app.game.over:
+            if n % 4 or b.app.game is None or b.app.game.over:
                 continue
             # a second cut, in the game played on from this boot
             for k2 in range(0, 48, 8):

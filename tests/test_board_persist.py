@@ -3,7 +3,8 @@
 import random
 
 import pytest
-from board_helpers import board, play_game, settled, shown_counts, start, to_select
+from board_helpers import (board, play_game, sampled_cuts, settled, shown_counts, start,
+                           to_select)
 
 from host_tools.fakes.memfs import MemFs, PowerCut
 from mancala.hw import storage as S
@@ -70,7 +71,9 @@ PROFILE = "pico_cheap"
 
 
 @pytest.mark.parametrize("half", [0, 1])
-def test_power_cut_at_every_write_of_a_game(half):
+def test_power_cut_at_each_kind_of_write_of_a_game(half):
+    """A cut at every 7th operation of a whole game, and at least once at each step
+    of each kind of save (sampled_cuts); the two halves run in parallel."""
     setup = MemFs()
     S.Storage(setup).save("settings.json", {"variant": "kalah3", "opponent": 0, "starter": 0,
                                             "coaching": 0, "hints": 3, "brightness": 1,
@@ -82,7 +85,15 @@ def test_power_cut_at_every_write_of_a_game(half):
     saves = saves[1:]  # the first is the helper's settings, before the count starts
     final = format_record(ref.app.game)
     assert total > 50
-    for k in range(half, total, 2):
+    # where each operation falls: (the file saved, the step within that save)
+    contexts, first = [], 0
+    for ops, name, _ in saves:
+        contexts += [(name, k - first) for k in range(first, ops)]
+        first = ops
+    contexts += [("after", 0)] * (total - len(contexts))
+    cuts = sampled_cuts(contexts, 7)
+    assert len({contexts[k] for k in cuts}) == len(set(contexts)) > 8
+    for k in cuts[half::2]:
         fs = MemFs()
         fs.files.update(base)
         b = board(PROFILE, fs=fs, variant="kalah3", opponent=0, starter=0)
