@@ -50,24 +50,33 @@ Adding a mode (the puzzles, the course):
    `app.dirty = True` (draw at once), `app.save_game()`, `app.saved(app.store_call(
    app.store.save, "NAME.json", obj))` (a save that never stops the board, the
    full-flash code when the flash refuses), `app.turn_mode()` (back to the game).
-   A mode whose code a game need not hold: `PUZZLE = family("puzzle", "puzzle")` (in a
-   module always imported, e.g. where the activity is listed) reserves the number, and
-   modes/puzzle.py does `put(PUZZLE, Puzzle())`: the App imports it when it first
-   switches to PUZZLE (load()).
-2. the menu lists it: `add_activity(number, colour)` (before the App is built) adds it
-   to what the North store starts: the menu's "play" item (on the South store after
-   "quick", shown once an activity is added; settings key "play") chooses between the
-   game (0) and the activities (1..), and the start tap switches to the chosen mode's
-   number (its `enter` sets it up: load its data, light its first frame).
-3. a power cut: the mode saves what it must not forget in its own small file (as
-   pause.json for the blunder pause and the sowing, app.restore_pause()), read back in its
-   `enter` or at boot.
+   A mode of a game in progress may subclass modes/game.py's GameMode (the gestures of
+   a game; draw = draw_pits, its lights, draw_marks) and add a chord to game.CHORDS.
+   Where the module is imported: a line in mancala/app.py beside the other imports (it is
+   then held all the time), or, for code a game need not hold, `PUZZLE = family("puzzle",
+   "puzzle")` in such an always-imported place reserves the number, modes/puzzle.py does
+   `put(PUZZLE, Puzzle())`, and the App imports it when it first switches to PUZZLE
+   (load()); add the module to a group in GROUPS to have it dropped again on the board
+   when the loop goes to another group.
+2. the menu lists it: `add_activity(number, colour)` (before the App is built and the
+   menu's module first imported) adds it to what the North store starts: the menu's
+   "play" item (on the South store: a second tap there after "quick"; settings key
+   "play", in DEFAULTS once an activity is added) chooses between the game (0) and the
+   activities (1..), and the North store's tap then switches to the chosen mode's number
+   (its `enter` sets it up: load its data, light its first frame).  The player guides
+   list the menu's items (tests/test_guides.py checks them against menu.ITEMS).
+3. it draws in `draw` only (the loop calls it when app.dirty is set, a finger came or
+   went, or every ANIM_FRAME_MS if `animated`), into the buffer it is given.
+4. a power cut: the mode saves what it must not forget in its own small file (as
+   pause.json for the blunder pause and the sowing, modes/boot.py restore_pause()), read
+   back in its `enter` or at boot.
 
 Mode numbers 0..12 are the game's own (the constants below, re-exported by mancala.app);
 MODES[n] is mode n's singleton, None until its module (FAMILY[n]) is imported: the App
-imports a family when it first switches to one of its modes, and on the board drops the
-menu, the boot and the power-on tests again when it leaves them (a game holds only the
-game's modes: their code is RAM on the device).
+imports a family when it first switches to one of its modes (App.set_mode), and on the
+board drops the other groups' modules (GROUPS: the boot, the menu, the power-on tests,
+the game's modes): the menu holds only the menu's code, a game only the game's, since
+code is RAM on the device.  The PC keeps every module (tests import them again).
 """
 
 import sys

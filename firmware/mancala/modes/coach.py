@@ -4,7 +4,7 @@ threat shown, a takeback offered).
 
 The coach grades in slices like any search (the pits stay live): Engine.grade() taken
 apart, checked against it in tests/test_board_play.py; the engine's slices are given by
-modes/computer.py's search_slice().
+App.search_slice().
 """
 
 from mancala.hw.pixels import RED, WHITE
