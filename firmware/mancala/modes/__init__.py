@@ -56,8 +56,7 @@ Adding a mode (the puzzles, the course):
    then held all the time), or, for code a game need not hold, `PUZZLE = family("puzzle",
    "puzzle")` in such an always-imported place reserves the number, modes/puzzle.py does
    `put(PUZZLE, Puzzle())`, and the App imports it when it first switches to PUZZLE
-   (load()); add the module to a group in GROUPS to have it dropped again on the board
-   when the loop goes to another group.
+   (load()).
 2. the menu lists it: `add_activity(number, colour)` (before the App is built and the
    menu's module first imported) adds it to what the North store starts: the menu's
    "play" item (on the South store: a second tap there after "quick"; settings key
@@ -73,10 +72,11 @@ Adding a mode (the puzzles, the course):
 
 Mode numbers 0..12 are the game's own (the constants below, re-exported by mancala.app);
 MODES[n] is mode n's singleton, None until its module (FAMILY[n]) is imported: the App
-imports a family when it first switches to one of its modes (App.set_mode), and on the
-board drops the other groups' modules (GROUPS: the boot, the menu, the power-on tests,
-the game's modes): the menu holds only the menu's code, a game only the game's, since
-code is RAM on the device.  The PC keeps every module (tests import them again).
+imports a family when it first switches to one of its modes (App.set_mode): the menu's
+and the game's modules once needed, the power-on tests' only when held at power-on, the
+error board's only for an error; and on the board it drops the boot's and the tests'
+again once the loop leaves them (GROUPS), since code is RAM on the device.  The PC keeps
+every module (tests import them again).
 """
 
 import sys
@@ -106,14 +106,17 @@ NAMES = ["boot", "menu", "select", "sow", "think", "show", "anim", "grade", "blu
          "over", "sensor_test", "led_test", "error"]
 MODES = [None] * len(NAMES)  # type: list
 # The module (under mancala.modes) each mode lives in, imported when the mode is first
-# switched to (load); on the board a group's modules are dropped again when the loop
-# switches to another group's mode (forget_others): a game does not hold the menu's code,
-# the menu not the game's.
+# switched to (load); on the board the GROUPS below are dropped again when the loop
+# switches to another group's mode (forget_others).
 FAMILY = ["boot", "menu", "play", "play", "computer", "computer", "play", "coach", "coach",
           "play", "power_on", "power_on", "errors"]
-# On the board only one group's modules are held at a time: entering a mode of one group
-# drops the others' (a mode outside every group, an activity, drops nothing).
-GROUPS = (("boot",), ("menu",), ("power_on",), ("play", "coach", "computer", "game"))
+# On the board a group's modules are dropped when the loop enters a mode of another group
+# (a mode outside every group drops nothing): the boot's and the power-on tests', which
+# never come back (but after an error).  The menu and the game's modes stay once loaded:
+# a module dropped and imported again may be held twice for a while (the GC is
+# conservative: a stale word on the stack or in a buffer keeps the old copy), which
+# measured a 12 KB spike in a session's second game.
+GROUPS = (("boot",), ("power_on",))
 _GROUP_NAMES = tuple(tuple("mancala.modes." + f for f in g) for g in GROUPS)
 # What the North store may start besides a new game: (mode number, colour), the choices
 # 1.. of the menu's "play" item (0: the game).  Empty on a build without activities.
@@ -189,30 +192,14 @@ def load(number):
     return m
 
 
-def forget(module):
-    """On the board, drop a family's module (its modes' slots emptied: load() imports
-    it again); the PC keeps them (tests import them again and again)."""
-    if sys.implementation.name != "micropython":
-        return
-    name = "mancala.modes." + module
-    if name in sys.modules:
-        _drop(module, name)
-
-
 def forget_others(number):
     """On the board, drop the modules of every group but mode `number`'s (GROUPS; set_mode:
     nothing allocated when there is nothing to drop)."""
     if sys.implementation.name != "micropython":
         return
     fam = FAMILY[number]
-    mine = -1
     for k in range(len(GROUPS)):
-        if fam in GROUPS[k]:
-            mine = k
-    if mine < 0:
-        return
-    for k in range(len(GROUPS)):
-        if k != mine:
+        if fam not in GROUPS[k]:
             names = _GROUP_NAMES[k]
             for i in range(len(names)):
                 if names[i] in sys.modules:

@@ -4,7 +4,7 @@ when one of them happens, so a board that plays holds none of this code."""
 
 from mancala import modes as M
 from mancala.hw.pixels import AMBER
-from mancala.modes import BOOT, ERROR, MENU
+from mancala.modes import ERROR, MENU
 from mancala.notation import format_record
 
 
@@ -20,8 +20,7 @@ def recover(app):
             resume_unsaved(app)
         else:
             app.boot_game()
-            if app.mode != BOOT:
-                M.forget("boot")
+            M.forget_others(app.mode)  # the boot's module goes again (but in the boot)
     except Exception as e:  # noqa: BLE001
         from mancala.app import _log_exc
 
