@@ -1,0 +1,79 @@
+"""The computer's turn: it thinks (a light runs along its row; a store's tap: move now;
+the search runs in the rest of each loop turn, App.search_slice), then its pit blinks
+until the person takes the stones and sows them as guided."""
+
+from mancala.modes import SHOW, THINK, put
+from mancala.modes.game import SIDE_COLOURS, GameMode, draw_marks, draw_pits
+from mancala.modes.play import begin_move, start_sow
+from mancala.rules import MASK, N_STORE, S_STORE
+
+
+def computer_moves(app):
+    g = app.game
+    pit = -1 if app.engine is None else app.engine.best_move
+    mask = g.pos[MASK]
+    if not (0 <= pit < 6 and mask >> pit & 1):
+        for k in range(6):
+            if mask >> k & 1:
+                pit = k
+                break
+    begin_move(app, pit)
+    app.set_mode(SHOW)
+
+
+class Think(GameMode):
+    """The computer searches: a light runs along its row (drawn only when it moves: the
+    turns between frames go to the search)."""
+
+    name = "think"
+    status_blink = True
+
+    def tap(self, app, pit):
+        if pit == S_STORE or pit == N_STORE:
+            if app.engine is not None:
+                app.engine.stop()
+        else:
+            app.no(1 << pit)
+
+    def tick(self, app, now, el):
+        if app.engine is None or app.engine.done:
+            computer_moves(app)
+        else:
+            f = (el // app.THINK_STEP_MS) * 2 + ((el // app.BLINK_MS) & 1)
+            if f != app.think_frame:  # the animation (or the status LED) moved
+                app.think_frame = f
+                app.dirty = True
+
+    def draw(self, app, px, el, phase):
+        draw_pits(app, px, 0, phase)
+        side = app.game.side
+        comp = side * 7
+        k = (el // app.THINK_STEP_MS) % 6
+        px.count(comp + k, app.shown[comp + k], SIDE_COLOURS[side])
+        draw_marks(app, px, phase)
+
+class Show(GameMode):
+    """The computer's pit blinks: the person takes its stones (a tap on it; quick: by
+    itself after SHOW_MS)."""
+
+    name = "show"
+    animated = True
+
+    def tap(self, app, pit):
+        if pit == app.sow_side * 7 + app.sow_pit:
+            start_sow(app)
+        else:
+            app.no(1 << pit)
+
+    def tick(self, app, now, el):
+        if app.settings["quick"] and el >= app.SHOW_MS:
+            start_sow(app)
+
+    def draw(self, app, px, el, phase):
+        draw_pits(app, px, 0, phase)
+        if phase:
+            px.fill(app.sow_side * 7 + app.sow_pit, SIDE_COLOURS[app.sow_side])
+        draw_marks(app, px, phase)
+
+put(THINK, Think())
+put(SHOW, Show())

@@ -1,0 +1,211 @@
+"""The menu: the settings on the South row, their choices on the North row, the North
+store starts (docs/PLAYER_GUIDE.md "The menu").
+
+  tap an item's pit (S1..S6, the South store) .... that item; its choices light N1..
+  tap a choice ................................... chosen (green) and saved at once
+  tap the North store ............................ a new game (or the chosen activity)
+  hold both stores ............................... back to the game in progress
+"""
+
+from mancala.hw import pits as P
+from mancala.hw.pixels import GREEN, NORTH, SOUTH, WHITE
+from mancala.modes import ACTIVITIES, MENU, Mode, put
+from mancala.rules import N_STORE, S_STORE, get_rules
+
+STORES = (1 << S_STORE) | (1 << N_STORE)
+VARIANT_CHOICES = ("ranok", "mangala", "kalah", "oware", "kalah3", "kalah6")
+HINT_CHOICES = (0, 1, 2, 3, 5, 9)
+# the settings (ITEMS below); "play" is added with activities (App, at its start)
+DEFAULTS = {"variant": "kalah", "opponent": 2, "starter": 0, "coaching": 1, "hints": 3,
+            "brightness": 1, "quick": 0}  # type: dict
+# Menu items: (settings key, the board index of the item's pit, colour).  Items may share
+# a pit: a tap on it selects the first, a tap again the next (the "play" item of the
+# activities, modes.add_activity, shares the South store with "quick").
+ITEMS = [
+    ("variant", 0, (255, 170, 90)),
+    ("opponent", 1, NORTH),
+    ("starter", 2, SOUTH),
+    ("coaching", 3, GREEN),
+    ("hints", 4, (255, 210, 0)),
+    ("brightness", 5, WHITE),
+    ("quick", S_STORE, (0, 255, 210)),
+]
+PLAY_COLOUR = (255, 255, 120)
+if ACTIVITIES:  # (modes.add_activity): the "play" item chooses what the North store starts
+    ITEMS.append(("play", S_STORE, PLAY_COLOUR))
+
+
+# -- the settings and a new game (the boot's and the menu's: a game need not hold them)
+
+def apply_settings(app):
+    """Settings out of range (a file edited by hand) fall back to the defaults."""
+    s = app.settings
+    if s["variant"] not in VARIANT_CHOICES:
+        s["variant"] = DEFAULTS["variant"]
+    if s["hints"] not in HINT_CHOICES:
+        s["hints"] = DEFAULTS["hints"]
+    for key in ("opponent", "starter", "coaching", "brightness", "quick", "play"):
+        if key not in s:
+            continue
+        if not 0 <= s[key] < choices(app, key):
+            s[key] = DEFAULTS[key] if DEFAULTS[key] < choices(app, key) else 0
+    app.px.set_level(s["brightness"])
+
+def save_settings(app):
+    app.saved(app.store_call(app.store.save, "settings.json", app.settings))
+
+def need_engine(app, rules=None):
+    """The engine for `rules` (the game's): kept while the variant stays."""
+    if rules is None:
+        rules = app.game.rules
+    if app.engine_cls is None:
+        return
+    if app.engine is not None and app.engine.rules is rules:
+        return
+    release = getattr(app.engine, "release", None)
+    if release is not None:
+        release()  # its table and keys go to the new one: nothing big allocated again
+    app.engine = None  # the old one released before the new one is built
+    try:
+        import gc
+
+        gc.collect()
+    except ImportError:  # pragma: no cover
+        pass
+    app.engine = app.engine_cls(rules, tt_bits=app.profile["tt_bits"],
+                                  seed=app.rng.next() & 0xFFFF)
+    open_tables(app)
+
+
+def open_tables(app):
+    """Give the engine the endgame table of its rules, if the flash has a good
+    one (docs/TABLEBASE.md); a missing or damaged one is said on the console
+    and the board plays on without it."""
+    set_table = getattr(app.engine, "set_table", None)
+    opener = getattr(app.store.fs, "open_read", None)
+    if set_table is None or opener is None:
+        return
+    old = app.engine.table
+    if old is not None:
+        old.close()
+    name = app.engine.rules.name
+    path = "/tables/" + name + ".tb"  # tablebase.board_path(): the module is
+    try:  # imported only when there is a table (its code costs heap)
+        opener(path).close()
+    except OSError:
+        app.log("tables: no %s; playing on without it" % path)
+        return
+    from mancala import tablebase
+
+    set_table(tablebase.open_table(path, name, log=app.log, opener=opener))
+
+def new_game(app):
+    s = app.settings
+    rules = get_rules(s["variant"])
+    side = s["starter"]
+    if side == 2:
+        side = app.rng.next() & 1
+    app.game = app.session_game  # its buffers reused: a session allocates them once
+    app.game.reset(rules, rules.start(side))
+    opp = s["opponent"]
+    last = app.meta["number"] if app.meta is not None else 0
+    app.meta = {"number": app.store.next_game_number(last),
+                 "human": 3 if opp == 0 else 1, "level": opp, "hints": s["hints"]}
+    need_engine(app)
+    app.save_game()
+    app.pause = 0
+    # an abandoned game's may carry the same number
+    app.saved(app.store_call(app.store.remove, "pause.json"))
+    app.refresh()
+    app.hint_pit = -1
+    app.set_mode(app.turn_mode())
+
+def choices(app, key):
+    if key == "variant" or key == "hints":
+        return 6
+    if key == "opponent":
+        return 5
+    if key == "starter":
+        return 3
+    if key == "brightness":
+        return len(app.px.levels)
+    if key == "play":
+        return 1 + len(ACTIVITIES)
+    return 2
+
+def choice(app, key):
+    v = app.settings[key]
+    if key == "variant":
+        return VARIANT_CHOICES.index(v)
+    if key == "hints":
+        return HINT_CHOICES.index(v) if v in HINT_CHOICES else -1
+    return v
+
+
+class Menu(Mode):
+    name = "menu"
+    animated = True  # the North store blinks: start
+
+    def on_event(self, app, kind, arg):
+        if kind == P.LONG:
+            if arg == STORES:
+                app.toggle_menu()
+        elif kind == P.TAP:
+            self.tap(app, arg)
+
+    def tap(self, app, pit):
+        if pit == N_STORE:
+            save_settings(app)
+            play = app.settings.get("play", 0)
+            if play and play <= len(ACTIVITIES):
+                app.set_mode(ACTIVITIES[play - 1][0])
+            else:
+                new_game(app)
+            return
+        first = -1
+        for k in range(len(ITEMS)):
+            if ITEMS[k][1] == pit:
+                if first < 0:
+                    first = k
+                if k > app.item and ITEMS[app.item][1] == pit:  # tapped again: the next
+                    app.item = k
+                    app.dirty = True
+                    return
+        if first >= 0:
+            app.item = first
+            app.dirty = True
+            return
+        key = ITEMS[app.item][0]
+        n = choices(app, key)
+        c = pit - 7
+        if not 0 <= c < n:
+            app.no(1 << pit)
+            return
+        s = app.settings
+        if key == "variant":
+            s[key] = VARIANT_CHOICES[c]
+        elif key == "hints":
+            s[key] = HINT_CHOICES[c]
+        else:
+            s[key] = c
+        apply_settings(app)
+        save_settings(app)
+        app.dirty = True
+
+    def draw(self, app, px, el, phase):
+        for k in range(len(ITEMS)):
+            key, pit, col = ITEMS[k]
+            if k == app.item or ITEMS[app.item][1] != pit:  # a shared pit: the chosen one's
+                px.fill(pit, col, 1 if k == app.item else 6)
+        key, _, col = ITEMS[app.item]
+        cur = choice(app, key)
+        for c in range(choices(app, key)):
+            px.count(7 + c, c + 1, GREEN if c == cur else col)
+        if phase:
+            px.fill(N_STORE, GREEN, 1)
+        else:
+            px.fill(N_STORE, GREEN, 4)
+
+
+MENU_MODE = Menu()
+put(MENU, MENU_MODE)
