@@ -1,4 +1,6 @@
-"""The board: boot, menu, guided play, the computer's turns, coaching, saving.
+"""The board: its loop, the switch between its modes (mancala/modes/: the menu, the
+person's move and sowing, the computer's turn, the coach, the power-on tests, boot and
+errors), the state they share, saving, and the engine's share of each loop turn.
 
 `main()` builds the hardware from the board profile (the real `machine` and
 `neopixel` on the device, fakes injected on the PC) and runs `App.tick()`
@@ -48,10 +50,10 @@ MODE_NAMES = M.NAMES  # the modes' names by number (a mode added later appends i
 
 
 def __getattr__(name):
-    """mancala.app.ErrorBoard, .DEFAULTS, .ITEMS, .VARIANT_CHOICES, .HINT_CHOICES,
-    imported only when asked for (a board that plays never holds the error board's
-    code, a game not the menu's); module __getattr__:
-    MicroPython's MICROPY_MODULE_GETATTR, and CPython)."""
+    """mancala.app.ErrorBoard, .DEFAULTS, .ITEMS, .VARIANT_CHOICES, .HINT_CHOICES: their
+    modules imported only when asked for (a board that plays never holds the error
+    board's code; one that boots into a saved game, not the menu's until it is shown).
+    Module __getattr__: MicroPython's MICROPY_MODULE_GETATTR, and CPython."""
     if name == "ErrorBoard":
         from mancala.modes.errors import ErrorBoard
 
@@ -61,6 +63,7 @@ def __getattr__(name):
 
         return getattr(menu, name)
     raise AttributeError(name)
+
 
 # Set by the device's main.py (A/B slots): called once the loop has run healthily
 # (HEALTHY_TURNS turns in a row with no exception, and not the error board), which
