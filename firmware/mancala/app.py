@@ -18,41 +18,55 @@ Gestures (docs/PLAYER_GUIDE.md):
 
 import sys
 
-from mancala.game import END_AGREEMENT, END_REPETITION, Game, IllegalMove, release_room
+from mancala import modes as M
+from mancala.game import Game, release_room
 from mancala.hw import pits as P
 from mancala.hw import storage as S
-from mancala.hw.pixels import AMBER, GREEN, LAPS, NORTH, RED, SOUTH, WHITE, Pixels
+from mancala.hw.pixels import RED, WHITE, Pixels
+from mancala.modes import (  # noqa: F401 - they register their modes
+    ANIM,
+    BLUNDER,
+    BOOT,
+    ERROR,
+    GRADE,
+    LED_TEST,
+    MENU,
+    MODES,
+    OVER_,
+    PAUSE_BLUNDER,
+    PAUSE_SOWING,
+    SELECT,
+    SENSOR_TEST,
+    SHOW,
+    SOW,
+    THINK,
+    coach,
+    computer,
+    play,
+)
+from mancala.modes.boot import draw_full_code
+from mancala.modes.menu import (
+    DEFAULTS,
+    HINT_CHOICES,
+    ITEMS,  # noqa: F401 - mancala.app.ITEMS (tests, guides)
+    VARIANT_CHOICES,
+    choice,
+    choices,
+)
 from mancala.notation import format_record, parse_record
-from mancala.rules import CAPTURED, EXTRA, MASK, N_STORE, OVER, S_STORE, SIDE, get_rules
+from mancala.rules import MASK, N_STORE, S_STORE, SIDE, get_rules
 
-# Modes
-BOOT = 0
-MENU = 1
-SELECT = 2  # a person chooses a pit
-SOW = 3  # the sowing is guided stone by stone
-THINK = 4  # the computer searches
-SHOW = 5  # the computer's pit blinks: take its stones
-ANIM = 6  # capture / extra turn / sweep
-GRADE = 7  # the coach shows the grade of the move
-BLUNDER = 8  # the coach paused: threat shown, takeback offered
-OVER_ = 9
-SENSOR_TEST = 10
-LED_TEST = 11
-ERROR = 12
-# modes whose frames move by themselves (a bit per mode: no tuple built per frame)
-# (THINK draws only when its animation moves: update() marks it; the turns between
-# frames go to the search)
-ANIMATED = ((1 << BOOT) | (1 << SHOW) | (1 << ANIM) | (1 << BLUNDER)
-            | (1 << LED_TEST) | (1 << SENSOR_TEST) | (1 << SOW) | (1 << OVER_) | (1 << MENU))
-MODE_NAMES = ("boot", "menu", "select", "sow", "think", "show", "anim", "grade", "blunder",
-              "over", "sensor_test", "led_test", "error")
+MODE_NAMES = M.NAMES  # the modes' names by number (a mode added later appends its own)
 
-# What pause.json keeps beside game.json: the blunder pause ("pit" = the threat, -1
-# none) or a move being sown ("pit" = its board index), for game "number" at "ply"
-# (anything else there is stale and ignored).  A small file of its own: game.json
-# keeps its format, and a pause costs a few bytes, not a whole record.
-PAUSE_BLUNDER = 1
-PAUSE_SOWING = 2
+
+def __getattr__(name):
+    """mancala.app.ErrorBoard, imported only when asked for (a board that plays never
+    holds its code; module __getattr__: MicroPython's MICROPY_MODULE_GETATTR, CPython)."""
+    if name == "ErrorBoard":
+        from mancala.modes.errors import ErrorBoard
+
+        return ErrorBoard
+    raise AttributeError(name)
 
 # Set by the device's main.py (A/B slots): called once the loop has run healthily
 # (HEALTHY_TURNS turns in a row with no exception, and not the error board), which
@@ -61,28 +75,6 @@ confirm_boot = None
 HEALTHY_TURNS = 50
 
 STORES = (1 << S_STORE) | (1 << N_STORE)
-TAKEBACK = ((1 << 0) | (1 << 5), (1 << 7) | (1 << 12))
-HINT = ((1 << 2) | (1 << 3), (1 << 9) | (1 << 10))
-SIDE_COLOURS = (SOUTH, NORTH)
-# best green, excellent sky blue, good white, inaccuracy lime, mistake amber, blunder red
-# (none of them a count colour, so a graded pit never reads as a count)
-GRADE_COLOURS = ((0, 255, 110), (0, 200, 255), (255, 255, 255), (200, 255, 0), (255, 140, 0),
-                 (255, 0, 0))
-
-VARIANT_CHOICES = ("ranok", "mangala", "kalah", "oware", "kalah3", "kalah6")
-HINT_CHOICES = (0, 1, 2, 3, 5, 9)
-# Menu items: (settings key, the board index of the item's pit, colour)
-ITEMS = (
-    ("variant", 0, (255, 170, 90)),
-    ("opponent", 1, NORTH),
-    ("starter", 2, SOUTH),
-    ("coaching", 3, GREEN),
-    ("hints", 4, (255, 210, 0)),
-    ("brightness", 5, WHITE),
-    ("quick", S_STORE, (0, 255, 210)),
-)
-DEFAULTS = {"variant": "kalah", "opponent": 2, "starter": 0, "coaching": 1, "hints": 3,
-            "brightness": 1, "quick": 0}  # type: dict
 
 
 def _log_exc(log, e):
@@ -224,10 +216,10 @@ class App:
         self.need_engine(rules)
         self.boot_game()
         raw = pits.sensors.read()
-        if raw & STORES == STORES:
-            self.set_mode(SENSOR_TEST)
-        elif raw & STORES == 1 << S_STORE:
-            self.set_mode(LED_TEST)
+        if raw & STORES == STORES or raw & STORES == 1 << S_STORE:
+            from mancala.modes import power_on  # noqa: F401 - only for the tests at power-on
+
+            self.set_mode(SENSOR_TEST if raw & STORES == STORES else LED_TEST)
         elif self.boot_codes:
             self.set_mode(BOOT)
 
@@ -241,8 +233,8 @@ class App:
         if s["hints"] not in HINT_CHOICES:
             s["hints"] = DEFAULTS["hints"]
         for key in ("opponent", "starter", "coaching", "brightness", "quick"):
-            if not 0 <= s[key] < self.choices(key):
-                s[key] = DEFAULTS[key] if DEFAULTS[key] < self.choices(key) else 0
+            if not 0 <= s[key] < choices(self, key):
+                s[key] = DEFAULTS[key] if DEFAULTS[key] < choices(self, key) else 0
         self.px.set_level(s["brightness"])
 
     def save_settings(self):
@@ -453,6 +445,7 @@ class App:
         self.mode = mode
         self.t_mode = self.clock.now()
         self.dirty = True
+        MODES[mode].enter(self)
 
     def since(self, t):
         return self.clock.diff(self.clock.now(), t)
@@ -469,20 +462,8 @@ class App:
             return OVER_
         if self.human(g.side):
             return SELECT
-        self.start_thinking()
+        computer.start_thinking(self)
         return THINK
-
-    def start_thinking(self):
-        if self.engine is None:
-            return
-        li = self.meta["level"] - 1
-        self.pondering = False
-        self.engine.keep = li == 3  # Master starts from the table pondered on
-        if li == 3:  # Master: by the board's clock (the lower levels count nodes)
-            self.engine.start(self.game.pos, level=li, nodes=self.MASTER_CAP,
-                              deadline_ms=self.MASTER_MS, clock=self.clock.now)
-        else:
-            self.engine.start(self.game.pos, level=li, clock=self.clock.now)
 
     # -- the loop ----------------------------------------------------------------
 
@@ -497,7 +478,7 @@ class App:
                 self.dirty = True  # a finger came or went: its pit lights at once
             self.update()
             self.render()
-            self.search_slice(t0)
+            computer.search_slice(self, t0)
             self.errors = 0
         except Exception as e:  # noqa: BLE001 - the board must keep running
             if self.strict:
@@ -547,9 +528,10 @@ class App:
     # -- events ------------------------------------------------------------------
 
     def on_event(self, ev):
+        """A pit event: what every mode does with it (a stuck sensor, a finger down or
+        up), then the mode's own on_event."""
         kind = ev >> 16
         arg = ev & 0xFFFF
-        mode = self.mode
         if kind == P.STUCK:
             self.log("sensor %d is stuck active: ignored until it releases" % arg)
             self.no(1 << arg)
@@ -557,116 +539,7 @@ class App:
         if kind == P.DOWN or kind == P.FREED:
             self.dirty = True  # the pressed pit lights at once
             return
-        if mode == SENSOR_TEST:
-            if kind == P.LONG and arg == STORES:
-                self.set_mode(BOOT if self.boot_codes else self.next_mode)
-            return
-        if mode == LED_TEST or mode == ERROR:
-            return
-        if mode == BOOT:  # any press skips the boot blink
-            self.set_mode(self.next_mode)
-            return
-        if kind == P.LONG:
-            if arg == STORES:
-                self.toggle_menu()
-            return
-        if kind == P.HOLD:
-            if self.single and self.game is not None and mode != MENU:
-                self.show_count_pit = arg
-                self.t_count = self.clock.now()
-                self.dirty = True
-            return
-        if mode == MENU:
-            if kind == P.TAP:
-                self.menu_tap(arg)
-            return
-        if self.game is None:
-            return
-        if kind == P.CHORD:
-            self.on_chord(arg)
-            return
-        if kind != P.TAP:
-            return
-        pit = arg
-        if mode == SELECT:
-            self.select_tap(pit)
-        elif mode == SOW:
-            if self.settings["quick"] or self.sow_path[self.sow_i] != pit:
-                if not self.settings["quick"]:
-                    self.no(1 << pit)
-                return
-            self.drop_stone()
-        elif mode == THINK:
-            if pit == S_STORE or pit == N_STORE:
-                if self.engine is not None:
-                    self.engine.stop()
-            else:
-                self.no(1 << pit)
-        elif mode == SHOW:
-            if pit == self.sow_side * 7 + self.sow_pit:
-                self.start_sow()
-            else:
-                self.no(1 << pit)
-        elif mode == BLUNDER:
-            if pit == self.before[SIDE] * 7 + 6:
-                self.takeback()
-            else:
-                self.set_pause(0)
-                self.set_mode(self.turn_mode())
-        elif mode == GRADE:
-            self.after_grade()
-        elif mode == OVER_:
-            self.toggle_menu()
-        else:
-            self.no(1 << pit)
-
-    def on_chord(self, mask):
-        if mask == TAKEBACK[0] or mask == TAKEBACK[1]:
-            self.takeback()
-        elif mask == HINT[0] or mask == HINT[1]:
-            self.give_hint()
-        elif mask == STORES and self.mode in (SELECT, THINK):
-            try:
-                self.game.agree()
-            except IllegalMove as e:
-                self.log("no agreement: %s" % e)
-                self.no(STORES)
-                return
-            if self.engine is not None:
-                self.engine.stop()
-            self.save_game()
-            self.set_mode(OVER_)
-        else:
-            self.no(mask)  # pits pressed together are never a move
-
-    def select_tap(self, pit):
-        g = self.game
-        side = g.side
-        if pit < side * 7 or pit >= side * 7 + 6 or not g.pos[MASK] >> (pit - side * 7) & 1:
-            self.no(1 << pit)
-            return
-        self.begin_move(pit - side * 7)
-        self.start_sow()
-        self.early_grade()
-
-    def begin_move(self, pit):
-        g = self.game
-        self.sow_side = g.side
-        self.sow_pit = pit
-        path = g.rules.paths[g.side * 6 + pit]
-        n = g.pos[g.side * 7 + pit]
-        if g.rules.name == "mangala" and n == 1:
-            self.sow_path = path[1:2]
-        else:
-            self.sow_path = path[:n]
-        self.sow_n = len(self.sow_path)
-        self.sow_i = 0
-
-    def start_sow(self):
-        self.shown[self.sow_side * 7 + self.sow_pit] = 0  # the stones are in the hand
-        self.hint_pit = -1
-        self.set_pause(PAUSE_SOWING, self.sow_side * 7 + self.sow_pit)
-        self.set_mode(SOW)
+        MODES[self.mode].on_event(self, kind, arg)
 
     def set_pause(self, kind, pit=-1):
         """Save what a power cut must not forget beyond the game (0: nothing)."""
@@ -678,187 +551,18 @@ class App:
                                    {"kind": kind, "pit": pit, "ply": self.game.ply,
                                     "number": self.meta["number"]}))
 
-    def drop_stone(self):
-        self.shown[self.sow_path[self.sow_i]] += 1
-        self.sow_i += 1
-        self.t_mode = self.clock.now()
-        self.dirty = True
-        if self.sow_i >= self.sow_n:
-            self.finish_move()
-
-    def finish_move(self):
-        g = self.game
-        self.before[:] = g.pos
-        mover = g.side
-        self.flags = g.play(self.sow_pit)
-        self.anim_side = mover
-        self.pause = 0  # pause.json is stale now: its ply is the one before the move
-        self.save_game()
-        self.grade = None
-        self.set_mode(ANIM)
-        if self.human(mover) and self.settings["coaching"] and self.engine is not None:
-            self.start_grade()
-        if not (self.flags or g.end or self.grading):
-            self.after_anim()
-
-    # The coach grades in slices like any search (the pits stay live): it is
-    # Engine.grade() taken apart, checked against it in tests/test_board_play.py.
-    def start_grade(self):
-        self.grading = True
-        if self.pregrade:  # begun at the tap (early_grade): it goes on
-            self.pregrade = False
-            return
-        self.engine.keep = self.meta["level"] == 4  # Master's pondered table, else none
-        self.engine.start_grade(self.before, self.sow_pit, nodes=self.COACH_NODES,
-                                clock=self.clock.now)
-
-    def early_grade(self):
-        """The coach grades the person's move from the tap on, on their sowing time
-        (finish_move's start_grade() then goes on with it)."""
-        if self.engine is None or not self.settings["coaching"] or \
-                not self.human(self.game.side):
-            return
-        self.pondering = False
-        self.engine.keep = self.meta["level"] == 4
-        self.before[:] = self.game.pos
-        self.engine.start_grade(self.before, self.sow_pit, nodes=self.COACH_NODES,
-                                clock=self.clock.now)
-        self.pregrade = True
-
-    def finish_grade(self):
-        self.grading = False
-        self.grade = self.engine.grade_result()
-
-    def after_anim(self):
-        self.refresh()
-        if self.grade is not None:
-            self.set_mode(GRADE)
-        else:
-            self.set_mode(self.turn_mode())
-
-    def after_grade(self):
-        if self.grade[0] == 5 and not self.game.over:
-            self.set_pause(PAUSE_BLUNDER, self.grade[2])
-            self.set_mode(BLUNDER)
-        else:
-            self.set_mode(self.turn_mode())
-
-    def takeback(self):
-        g = self.game
-        if self.mode == SOW and self.human(self.sow_side):
-            self.mark_changes()
-            self.refresh()
-            self.set_pause(0)
-            self.set_mode(SELECT)
-            return
-        if g.ply == 0:
-            self.no((1 << 0) | (1 << 5) | (1 << 7) | (1 << 12))
-            return
-        if self.engine is not None:
-            self.engine.stop()
-        g.undo()
-        while g.ply and not self.human(g.side):
-            g.undo()
-        self.mark_changes()
-        self.refresh()
-        self.pause = 0  # stale: the next move's sowing writes over it (and its ply differs)
-        self.save_game()
-        self.hint_pit = -1
-        self.set_mode(self.turn_mode())
-
-    def mark_changes(self):
-        pos = self.game.pos
-        m = 0
-        for i in range(14):
-            if self.shown[i] != pos[i]:
-                m |= 1 << i
-        self.blink_mask = m
-        self.blink_ms = 6 * self.BLINK_MS
-        self.t_blink = self.clock.now()
-
-    def give_hint(self):
-        g = self.game
-        if self.mode != SELECT or self.engine is None:
-            self.no(HINT[0] | HINT[1])
-            return
-        if self.meta["hints"] <= 0:
-            self.no(HINT[g.side])
-            return
-        if self.hinting:
-            return
-        if self.hint_pit >= 0:  # asked again in the same position: shown again, free
-            self.t_mode = self.clock.now()
-            self.dirty = True
-            return
-        self.meta["hints"] -= 1
-        self.save_game()
-        # a master search, a slice per loop turn (the pits stay live); the mover's
-        # store blinks green until the hinted pit lights
-        self.engine.start(g.pos, level=3, clock=self.clock.now)
-        self.hinting = True
-        self.dirty = True
-
-    def toggle_menu(self):
-        if self.mode == MENU:
-            if self.game is not None and not self.game.over:
-                self.refresh()
-                self.set_mode(self.turn_mode())
-            return
-        if self.engine is not None and self.mode == THINK:
-            self.engine.stop()
-        self.item = 0
-        self.set_mode(MENU)
-
-    def menu_tap(self, pit):
-        if pit == N_STORE:
-            self.save_settings()
-            self.new_game()
-            return
-        for k in range(len(ITEMS)):
-            if ITEMS[k][1] == pit:
-                self.item = k
-                self.dirty = True
-                return
-        key = ITEMS[self.item][0]
-        n = self.choices(key)
-        c = pit - 7
-        if not 0 <= c < n:
-            self.no(1 << pit)
-            return
-        s = self.settings
-        if key == "variant":
-            s[key] = VARIANT_CHOICES[c]
-        elif key == "hints":
-            s[key] = HINT_CHOICES[c]
-        else:
-            s[key] = c
-        self.apply_settings()
-        self.save_settings()
-        self.dirty = True
-
-    def choices(self, key):
-        if key == "variant" or key == "hints":
-            return 6
-        if key == "opponent":
-            return 5
-        if key == "starter":
-            return 3
-        if key == "brightness":
-            return len(self.px.levels)
-        return 2
-
-    def choice(self, key):
-        v = self.settings[key]
-        if key == "variant":
-            return VARIANT_CHOICES.index(v)
-        if key == "hints":
-            return HINT_CHOICES.index(v) if v in HINT_CHOICES else -1
-        return v
+    # what tests and tools call by these names: the modes' own functions (a function
+    # as a class attribute is a method: app.choices(key) is choices(app, key))
+    choices = choices
+    choice = choice
+    start_grade = coach.start_grade
+    finish_grade = coach.finish_grade
 
     # -- time --------------------------------------------------------------------
 
     def update(self):
-        mode = self.mode
+        """The timers every mode shares (the red flash, a takeback's blinks), then the
+        mode's tick (its own timers, a search's result), which may switch the mode."""
         now = self.clock.now()
         el = self.clock.diff(now, self.t_mode)
         if self.flash and self.clock.diff(now, self.t_flash) >= self.FLASH_MS:
@@ -868,138 +572,23 @@ class App:
             self.blink_mask = 0
             self.blink_ms = 6 * self.BLINK_MS
             self.dirty = True
-        if mode == BOOT:
-            total = 0
-            for c in self.boot_codes:
-                total += (2 * c + 3) * self.BOOT_BLINK_MS
-            if el >= total:
-                self.set_mode(self.next_mode)
-        elif mode == THINK:
-            if self.engine is None or self.engine.done:
-                self.computer_moves()
-            else:
-                f = (el // self.THINK_STEP_MS) * 2 + ((el // self.BLINK_MS) & 1)
-                if f != self.think_frame:  # the animation (or the status LED) moved
-                    self.think_frame = f
-                    self.dirty = True
-        elif mode == SELECT:
-            if self.hinting and self.engine.done:
-                self.hinting = False
-                self.hint_pit = self.game.side * 7 + self.engine.best_move
-                self.dirty = True
-        elif mode == SOW:
-            if self.settings["quick"] and el >= self.QUICK_MS:
-                self.drop_stone()
-        elif mode == SHOW:
-            if self.settings["quick"] and el >= self.SHOW_MS:
-                self.start_sow()
-        elif mode == ANIM:
-            if self.grading and self.engine.done:
-                self.finish_grade()
-            if not self.grading and (el >= self.ANIM_MS or not (self.flags or self.game.end)):
-                self.after_anim()
-        elif mode == GRADE:
-            if el >= self.GRADE_MS:
-                self.after_grade()
-        elif mode == LED_TEST:
-            if el >= 7 * self.LED_TEST_STEP_MS:
-                self.set_mode(BOOT if self.boot_codes else self.next_mode)
-
-    def search_slice(self, t0):
-        """The rest of the loop turn begun at `t0` goes to the engine while the
-        computer thinks (no turn sleeps then; a turn may end a chunk late), a hint
-        or a grade searches (short of PONDER_RESERVE_MS: while a person may act, no
-        turn runs late).  The result is taken up by update() in the next turn.
-        Otherwise, against Master, the engine ponders (ponder_slice)."""
-        e = self.engine
-        if e is None:
-            return
-        if self.pregrade and self.mode != SOW:  # the move being sown was taken back
-            self.pregrade = False
-            e.stop()
-        if not (self.mode == THINK or self.hinting or self.grading or self.pregrade):
-            self.ponder_slice(t0)
-            return
-        self.pondering = False  # the engine is someone else's: ponder again after
-        if e.done:
-            return
-        clock = self.clock
-        left = self.FRAME_MS - clock.diff(clock.now(), t0)
-        t = clock.now()
-        if self.mode != THINK:  # a grade, a hint: the person's turn is never late
-            left -= self.PONDER_RESERVE_MS
-            if left > 0:
-                e.step_for(left, self.PONDER_CHUNK)
-        elif left > 0:
-            e.step_for(left, self.SLICE)
-        else:  # a long turn (a save): still a little progress
-            e.step(self.SLICE)
-        self.search_ms += clock.diff(clock.now(), t)
-
-    def ponder_slice(self, t0):
-        """Thinking on the person's time: against Master, while the person carries
-        out the computer's move, thinks and sows, the engine searches the position
-        the next move is made in (keeping its table, so the computer's think starts
-        warm).  It takes only what a loop turn has left short of PONDER_RESERVE_MS,
-        so it never delays a press, a frame or a save; a new target (a move, a
-        takeback, a new game) restarts it."""
-        g = self.game
-        e = self.engine
-        mode = self.mode
-        if not self.PONDER or g is None or g.over or self.meta["level"] != 4 or \
-                not (mode == SELECT or mode == SOW or mode == SHOW or mode == ANIM or
-                     mode == GRADE or mode == BLUNDER):
-            if self.pondering:
-                self.pondering = False
-                e.stop()
-            return
-        clock = self.clock
-        left = self.FRAME_MS - self.PONDER_RESERVE_MS - clock.diff(clock.now(), t0)
-        if left <= 0:
-            return
-        target = self.ponder_target
-        if target is None:
-            target = self.ponder_target = bytearray(16)
-            self.pondered = bytearray(16)
-        target[:] = g.pos
-        if mode == SOW or mode == SHOW:  # the move being carried out: after it
-            g.rules.move(target, self.sow_pit)
-        if not target[MASK]:
-            return
-        if not self.pondering or target != self.pondered:
-            self.pondered[:] = target
-            e.keep = True
-            e.start(target, nodes=self.PONDER_NODES, clock=clock.now)
-            self.pondering = True
-        if not e.done:
-            t = clock.now()
-            e.step_for(left, self.PONDER_CHUNK)
-            self.ponder_ms += clock.diff(clock.now(), t)
-
-    def computer_moves(self):
-        g = self.game
-        pit = -1 if self.engine is None else self.engine.best_move
-        mask = g.pos[MASK]
-        if not (0 <= pit < 6 and mask >> pit & 1):
-            for k in range(6):
-                if mask >> k & 1:
-                    pit = k
-                    break
-        self.begin_move(pit)
-        self.set_mode(SHOW)
+        nxt = MODES[self.mode].tick(self, now, el)
+        if nxt is not None:
+            self.set_mode(nxt)
 
     # -- drawing -------------------------------------------------------------------
 
     def render(self):
-        mode = self.mode
-        animating = ANIMATED >> mode & 1 or self.flash or self.blink_mask or \
+        """A frame, when something changed (or the mode's frames move by themselves):
+        the mode draws, then what lies over every mode (a finger's dot, the full-flash
+        code, the red "no" flash)."""
+        m = MODES[self.mode]
+        animating = m.animated or self.flash or self.blink_mask or \
             self.hint_pit >= 0 or self.show_count_pit >= 0 or self.hinting or self.unsaved
         now = self.clock.now()
         # a pit under a finger lights at once (pit-to-light: on the first raw edge,
         # pits.touched()), and goes out at once
-        touch = self.pits.touched() & ~self.pits.ignored
-        if mode == SENSOR_TEST or mode == LED_TEST:
-            touch = 0
+        touch = self.pits.touched() & ~self.pits.ignored if m.touch else 0
         if not (self.dirty or touch != self.touch_drawn or animating and
                 self.clock.diff(now, self.t_frame) >= self.ANIM_FRAME_MS):
             return
@@ -1009,189 +598,24 @@ class App:
         px = self.px
         el = self.clock.diff(now, self.t_mode)
         phase = (el // self.BLINK_MS) & 1
-        px.begin(not (self.covers and mode >= SELECT and mode <= OVER_))  # a game frame
-        # draws every LED: nothing to clear
-        if mode == BOOT:
-            self.draw_boot(el)
-        elif mode == MENU:
-            self.draw_menu(phase)
-        elif mode == SENSOR_TEST:
-            act = self.pits.stable
-            for i in range(14):
-                if act >> i & 1:
-                    px.fill(i, RED if self.pits.ignored >> i & 1 else WHITE)
-                else:
-                    px.count(i, 0, SOUTH)
-        elif mode == LED_TEST:
-            step = el // self.LED_TEST_STEP_MS
-            if step < 4:
-                c = (RED, GREEN, (0, 0, 255), WHITE)[step]
-                for i in range(14):
-                    px.fill(i, c)
-            else:
-                for i in range(14):
-                    px.count(i, i + 1)
-        elif mode == ERROR:
-            pass
-        else:
-            self.draw_game(mode, el, phase)
+        px.begin(not (self.covers and m.game_frame))  # a game frame draws every LED
+        m.draw(self, px, el, phase)
         if touch:
             for i in range(14):
                 if touch >> i & 1:
                     px.dot(i, 0, WHITE)
-        if self.unsaved and mode != BOOT:
-            self.draw_full_code(now)
+        if self.unsaved and self.mode != BOOT:
+            draw_full_code(self, px, now)
         if self.flash and (self.clock.diff(now, self.t_flash) // 125) & 1 == 0:
             for i in range(14):
                 if self.flash >> i & 1:
                     px.fill(i, RED)
         px.show()
         if self.status is not None:
-            self.status.value(1 if (mode == THINK or mode == BOOT) and phase else 0)
+            self.status.value(1 if m.status_blink and phase else 0)
         self.frame_no += 1
         if self.on_frame is not None:
             self.on_frame(self)
-
-    def draw_boot(self, el):
-        # each code: c amber blinks of the stores (settings: 2) or all pits (game: 3)
-        t = el // self.BOOT_BLINK_MS
-        for c in self.boot_codes:
-            span = 2 * c + 3
-            if t < span:
-                if t < 2 * c and t & 1 == 0:
-                    mask = STORES if c == 2 else 0x3FFF & ~STORES
-                    for i in range(14):
-                        if mask >> i & 1:
-                            self.px.fill(i, AMBER)
-                if self.status is not None:
-                    self.status.value(1 if t < 2 * c and t & 1 == 0 else 0)
-                return
-            t -= span
-
-    def draw_full_code(self, now):
-        """While saves fail: the full-flash code (all 14 blink amber four times) when
-        it begins and again every FULL_REMIND_MS."""
-        t = self.clock.diff(now, self.t_unsaved)
-        if t >= self.FULL_REMIND_MS:
-            self.t_unsaved = now
-            t = 0
-        t //= self.BOOT_BLINK_MS
-        if t < 2 * self.FULL_CODE and t & 1 == 0:
-            for i in range(14):
-                self.px.fill(i, AMBER)
-
-    def draw_menu(self, phase):
-        px = self.px
-        for k in range(len(ITEMS)):
-            key, pit, col = ITEMS[k]
-            px.fill(pit, col, 1 if k == self.item else 6)
-        key, _, col = ITEMS[self.item]
-        cur = self.choice(key)
-        for c in range(self.choices(key)):
-            px.count(7 + c, c + 1, GREEN if c == cur else col)
-        if phase:
-            px.fill(N_STORE, GREEN, 1)
-        else:
-            px.fill(N_STORE, GREEN, 4)
-
-    def draw_game(self, mode, el, phase):
-        px = self.px
-        g = self.game
-        shown = self.shown
-        side = g.side
-        legal = 0
-        bg_col = SOUTH
-        if mode == SELECT:
-            legal = g.pos[MASK] << (side * 7)
-            bg_col = SIDE_COLOURS[side]
-        for i in range(14):
-            bg = None
-            if legal >> i & 1:
-                bg = bg_col
-                if self.single and phase and shown[i]:
-                    px.fill(i, bg_col)  # one LED: a playable pit blinks its side's colour
-                    continue
-            if i == self.hint_pit and phase:
-                bg = GREEN
-                if self.single and shown[i]:
-                    px.fill(i, GREEN)
-                    continue
-            px.count(i, shown[i], bg)
-        if self.hinting and phase:
-            st = side * 7 + 6
-            px.count(st, shown[st], GREEN)
-        if mode == SOW:
-            tgt = self.sow_path[self.sow_i]
-            px.count(tgt, shown[tgt], WHITE)
-            if shown[tgt] >= self.spans[tgt][1] and phase:
-                px.fill(tgt, WHITE)
-        elif mode == THINK:
-            comp = side * 7
-            k = (el // self.THINK_STEP_MS) % 6
-            px.count(comp + k, shown[comp + k], SIDE_COLOURS[side])
-        elif mode == SHOW:
-            if phase:
-                px.fill(self.sow_side * 7 + self.sow_pit, SIDE_COLOURS[self.sow_side])
-        elif mode == ANIM:
-            self.draw_anim(el, phase)
-        elif mode == GRADE:
-            px.fill(self.before[SIDE] * 7 + self.sow_pit, GRADE_COLOURS[self.grade[0]])
-        elif mode == BLUNDER:
-            th = self.grade[2]
-            if th >= 0 and phase:
-                px.fill((self.before[SIDE] ^ 1) * 7 + th, RED)
-            st = self.before[SIDE] * 7 + 6
-            px.count(st, shown[st], WHITE if phase else None)
-        elif mode == OVER_:
-            self.draw_over(phase)
-        if self.blink_mask and phase:
-            for i in range(14):
-                if self.blink_mask >> i & 1:
-                    px.fill(i, WHITE)
-        if self.show_count_pit >= 0:
-            self.draw_count_blinks()
-
-    def draw_anim(self, el, phase):
-        px = self.px
-        f = self.flags
-        col = SIDE_COLOURS[self.anim_side]
-        store = self.anim_side * 7 + 6
-        if f >= CAPTURED and phase:  # captured pits flash in the mover's colour
-            for i in range(14):
-                if (f >> 3) >> i & 1:
-                    px.fill(i, col)
-        if f & EXTRA and not f & OVER:
-            px.dot(store, el // 80, col)
-            px.dot(store, el // 80 + 1, col)
-        if f & OVER and phase:
-            px.fill(store, col)
-
-    def draw_over(self, phase):
-        px = self.px
-        g = self.game
-        w = g.winner()
-        for i in range(14):
-            if i == S_STORE or i == N_STORE:
-                continue
-            if w == -1:
-                c = SIDE_COLOURS[(i + phase) & 1]
-            else:
-                c = SIDE_COLOURS[w]
-            if g.end == END_REPETITION or g.end == END_AGREEMENT:
-                c = c if phase else AMBER
-            px.fill(i, c, 3)
-        # the stores keep their final counts, in the winner's background
-        px.count(S_STORE, self.shown[S_STORE], SOUTH)
-        px.count(N_STORE, self.shown[N_STORE], NORTH)
-
-    def draw_count_blinks(self):
-        i = self.show_count_pit
-        t = self.since(self.t_count) // 300
-        c = self.shown[i]
-        if t >= 2 * c + 2:
-            self.show_count_pit = -1
-            return
-        self.px.fill(i, LAPS[0] if t & 1 == 0 and t < 2 * c else (0, 0, 0))
 
 
 class _Rng:
@@ -1208,53 +632,6 @@ class _Rng:
 
 
 # -- building the board from its profile -----------------------------------------
-
-class ErrorBoard:
-    """A board that cannot play (a bad profile, hardware that will not start, or
-    main.py's safe state): the reasons on the console every 10 s, a blink code
-    on the status LED and, where the LEDs work, every pit blinking dim red.
-    Never a crash, and never healthy: on trial, main.py's deadman resets it."""
-
-    mode = ERROR
-
-    def __init__(self, errors, status, clock, log, pixels=None):
-        self.errors = errors
-        self.status = status
-        self.clock = clock
-        self.log = log
-        self.np = pixels  # a neopixel.NeoPixel, or None
-        self.t0 = clock.now()
-        self.last_print = None
-        self.lit = -1
-        self.report()
-
-    def report(self):
-        self.log("the board cannot play:" if self.np is not None else "board profile is not usable:")
-        for e in self.errors:
-            self.log("  " + e)
-        self.last_print = self.clock.now()
-
-    def tick(self):
-        t = self.clock.diff(self.clock.now(), self.t0) // 150 % 14
-        # 5 quick blinks, then a pause: "profile"
-        on = 1 if t < 10 and t & 1 == 0 else 0
-        if self.status is not None:
-            self.status.value(on)
-        if self.np is not None and on != self.lit:
-            self.lit = on
-            try:
-                self.np.fill((6, 0, 0) if on else (0, 0, 0))  # dim: 0.5 mA an LED, within USB power
-                self.np.write()
-            except Exception:  # noqa: BLE001 - the LEDs are what failed: the console still tells
-                self.np = None
-        if self.clock.diff(self.clock.now(), self.last_print) >= 10000:
-            self.report()
-
-    def run(self):
-        while True:
-            self.tick()
-            self.clock.sleep(50)
-
 
 def pick_profile(profile=None):
     from mancala import profiles
@@ -1290,6 +667,7 @@ def build(profile, machine, neopixel, clock, fs=None, engine_cls=None, log=print
           strict=False, fault=None):
     """The App for `profile` on these `machine`/`neopixel` modules (or an ErrorBoard;
     `fault`: main.py's safe state, the ErrorBoard with the LEDs lit)."""
+    from mancala.modes.errors import ErrorBoard
     from mancala.profile import validate
 
     status = None

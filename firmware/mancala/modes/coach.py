@@ -1,0 +1,123 @@
+"""The coach: the grade of each move (its colour on the pit played), the hint (pit 3 +
+pit 4 of the mover's row, a limited number per game), the pause after a blunder (the
+threat shown, a takeback offered).
+
+The coach grades in slices like any search (the pits stay live): Engine.grade() taken
+apart, checked against it in tests/test_board_play.py; the engine's slices are given by
+modes/computer.py's search_slice().
+"""
+
+from mancala.hw.pixels import RED, WHITE
+from mancala.modes import BLUNDER, GRADE, PAUSE_BLUNDER, SELECT, put
+from mancala.modes.game import CHORDS, GameMode, takeback
+from mancala.rules import SIDE
+
+HINT = ((1 << 2) | (1 << 3), (1 << 9) | (1 << 10))
+# best green, excellent sky blue, good white, inaccuracy lime, mistake amber, blunder red
+# (none of them a count colour, so a graded pit never reads as a count)
+GRADE_COLOURS = ((0, 255, 110), (0, 200, 255), (255, 255, 255), (200, 255, 0), (255, 140, 0),
+                 (255, 0, 0))
+
+
+def start_grade(app):
+    app.grading = True
+    if app.pregrade:  # begun at the tap (early_grade): it goes on
+        app.pregrade = False
+        return
+    app.engine.keep = app.meta["level"] == 4  # Master's pondered table, else none
+    app.engine.start_grade(app.before, app.sow_pit, nodes=app.COACH_NODES,
+                           clock=app.clock.now)
+
+
+def early_grade(app):
+    """The coach grades the person's move from the tap on, on their sowing time
+    (finish_move's start_grade() then goes on with it)."""
+    if app.engine is None or not app.settings["coaching"] or not app.human(app.game.side):
+        return
+    app.pondering = False
+    app.engine.keep = app.meta["level"] == 4
+    app.before[:] = app.game.pos
+    app.engine.start_grade(app.before, app.sow_pit, nodes=app.COACH_NODES,
+                           clock=app.clock.now)
+    app.pregrade = True
+
+
+def finish_grade(app):
+    app.grading = False
+    app.grade = app.engine.grade_result()
+
+
+def after_grade(app):
+    if app.grade[0] == 5 and not app.game.over:
+        app.set_pause(PAUSE_BLUNDER, app.grade[2])
+        app.set_mode(BLUNDER)
+    else:
+        app.set_mode(app.turn_mode())
+
+
+def give_hint(app):
+    g = app.game
+    if app.mode != SELECT or app.engine is None:
+        app.no(HINT[0] | HINT[1])
+        return
+    if app.meta["hints"] <= 0:
+        app.no(HINT[g.side])
+        return
+    if app.hinting:
+        return
+    if app.hint_pit >= 0:  # asked again in the same position: shown again, free
+        app.t_mode = app.clock.now()
+        app.dirty = True
+        return
+    app.meta["hints"] -= 1
+    app.save_game()
+    # a master search, a slice per loop turn (the pits stay live); the mover's
+    # store blinks green until the hinted pit lights (modes/play.py draw_pits)
+    app.engine.start(g.pos, level=3, clock=app.clock.now)
+    app.hinting = True
+    app.dirty = True
+
+
+CHORDS.append((HINT[0], HINT[1], give_hint))
+
+
+class Grade(GameMode):
+    """The grade's colour on the pit played, GRADE_MS (a tap: on at once)."""
+
+    name = "grade"
+
+    def tap(self, app, pit):
+        after_grade(app)
+
+    def tick(self, app, now, el):
+        if el >= app.GRADE_MS:
+            after_grade(app)
+
+    def overlay(self, app, px, el, phase):
+        px.fill(app.before[SIDE] * 7 + app.sow_pit, GRADE_COLOURS[app.grade[0]])
+
+
+class Blunder(GameMode):
+    """After a blunder: the threat blinks red, the mover's store white; its tap takes the
+    move back, any other pit keeps it."""
+
+    name = "blunder"
+    animated = True
+
+    def tap(self, app, pit):
+        if pit == app.before[SIDE] * 7 + 6:
+            takeback(app)
+        else:
+            app.set_pause(0)
+            app.set_mode(app.turn_mode())
+
+    def overlay(self, app, px, el, phase):
+        th = app.grade[2]
+        if th >= 0 and phase:
+            px.fill((app.before[SIDE] ^ 1) * 7 + th, RED)
+        st = app.before[SIDE] * 7 + 6
+        px.count(st, app.shown[st], WHITE if phase else None)
+
+
+put(GRADE, Grade())
+put(BLUNDER, Blunder())

@@ -1,0 +1,181 @@
+"""The person's move and the guided sowing, what a move shows after it (a capture, the
+extra turn, the sweep) and the end of the game (docs/PLAYER_GUIDE.md):
+
+  tap a lit pit ..................... play it / drop the next stone there
+  tap a store while the computer thinks .. move now (modes/computer.py)
+"""
+
+from mancala.game import END_AGREEMENT, END_REPETITION
+from mancala.hw.pixels import AMBER, NORTH, SOUTH, WHITE
+from mancala.modes import ANIM, GRADE, OVER_, PAUSE_SOWING, SELECT, SOW, put
+from mancala.modes.coach import early_grade, finish_grade, start_grade
+from mancala.modes.game import SIDE_COLOURS, GameMode
+from mancala.modes.menu import toggle
+from mancala.rules import CAPTURED, EXTRA, MASK, N_STORE, OVER, S_STORE
+
+# -- a move, stone by stone -----------------------------------------------------------
+
+def begin_move(app, pit):
+    g = app.game
+    app.sow_side = g.side
+    app.sow_pit = pit
+    path = g.rules.paths[g.side * 6 + pit]
+    n = g.pos[g.side * 7 + pit]
+    if g.rules.name == "mangala" and n == 1:
+        app.sow_path = path[1:2]
+    else:
+        app.sow_path = path[:n]
+    app.sow_n = len(app.sow_path)
+    app.sow_i = 0
+
+
+def start_sow(app):
+    app.shown[app.sow_side * 7 + app.sow_pit] = 0  # the stones are in the hand
+    app.hint_pit = -1
+    app.set_pause(PAUSE_SOWING, app.sow_side * 7 + app.sow_pit)
+    app.set_mode(SOW)
+
+
+def drop_stone(app):
+    app.shown[app.sow_path[app.sow_i]] += 1
+    app.sow_i += 1
+    app.t_mode = app.clock.now()
+    app.dirty = True
+    if app.sow_i >= app.sow_n:
+        finish_move(app)
+
+
+def finish_move(app):
+    g = app.game
+    app.before[:] = g.pos
+    mover = g.side
+    app.flags = g.play(app.sow_pit)
+    app.anim_side = mover
+    app.pause = 0  # pause.json is stale now: its ply is the one before the move
+    app.save_game()
+    app.grade = None
+    app.set_mode(ANIM)
+    if app.human(mover) and app.settings["coaching"] and app.engine is not None:
+        start_grade(app)
+    if not (app.flags or g.end or app.grading):
+        after_anim(app)
+
+
+def after_anim(app):
+    app.refresh()
+    if app.grade is not None:
+        app.set_mode(GRADE)
+    else:
+        app.set_mode(app.turn_mode())
+
+
+class Select(GameMode):
+    """A person chooses a pit: the legal pits lit in the mover's colour."""
+
+    name = "select"
+
+    def tap(self, app, pit):
+        g = app.game
+        side = g.side
+        if pit < side * 7 or pit >= side * 7 + 6 or not g.pos[MASK] >> (pit - side * 7) & 1:
+            app.no(1 << pit)
+            return
+        begin_move(app, pit - side * 7)
+        start_sow(app)
+        early_grade(app)
+
+    def tick(self, app, now, el):
+        if app.hinting and app.engine.done:
+            app.hinting = False
+            app.hint_pit = app.game.side * 7 + app.engine.best_move
+            app.dirty = True
+
+    def legal(self, app):
+        return app.game.pos[MASK] << (app.game.side * 7)
+
+
+class Sow(GameMode):
+    """The sowing guided stone by stone: the next pit lit white (quick: the board drops
+    a stone every QUICK_MS by itself)."""
+
+    name = "sow"
+    animated = True
+
+    def tap(self, app, pit):
+        if app.settings["quick"] or app.sow_path[app.sow_i] != pit:
+            if not app.settings["quick"]:
+                app.no(1 << pit)
+            return
+        drop_stone(app)
+
+    def tick(self, app, now, el):
+        if app.settings["quick"] and el >= app.QUICK_MS:
+            drop_stone(app)
+
+    def overlay(self, app, px, el, phase):
+        tgt = app.sow_path[app.sow_i]
+        px.count(tgt, app.shown[tgt], WHITE)
+        if app.shown[tgt] >= app.spans[tgt][1] and phase:
+            px.fill(tgt, WHITE)
+
+
+class Anim(GameMode):
+    """A capture (the pits flash in the mover's colour), an extra turn (dots run round
+    the store), the game's end (the store flashes), while the coach grades."""
+
+    name = "anim"
+    animated = True
+
+    def tick(self, app, now, el):
+        if app.grading and app.engine.done:
+            finish_grade(app)
+        if not app.grading and (el >= app.ANIM_MS or not (app.flags or app.game.end)):
+            after_anim(app)
+
+    def overlay(self, app, px, el, phase):
+        f = app.flags
+        col = SIDE_COLOURS[app.anim_side]
+        store = app.anim_side * 7 + 6
+        if f >= CAPTURED and phase:  # captured pits flash in the mover's colour
+            for i in range(14):
+                if (f >> 3) >> i & 1:
+                    px.fill(i, col)
+        if f & EXTRA and not f & OVER:
+            px.dot(store, el // 80, col)
+            px.dot(store, el // 80 + 1, col)
+        if f & OVER and phase:
+            px.fill(store, col)
+
+
+class Over(GameMode):
+    """The end: every pit in the winner's colour (both alternate: a draw; amber blinks:
+    ended by repetition or agreement), the stores their final counts; a tap: the menu."""
+
+    name = "over"
+    animated = True
+
+    def tap(self, app, pit):
+        toggle(app)
+
+    def overlay(self, app, px, el, phase):
+        g = app.game
+        w = g.winner()
+        for i in range(14):
+            if i == S_STORE or i == N_STORE:
+                continue
+            if w == -1:
+                c = SIDE_COLOURS[(i + phase) & 1]
+            else:
+                c = SIDE_COLOURS[w]
+            if g.end == END_REPETITION or g.end == END_AGREEMENT:
+                c = c if phase else AMBER
+            px.fill(i, c, 3)
+        # the stores keep their final counts, in the winner's background
+        px.count(S_STORE, app.shown[S_STORE], SOUTH)
+        px.count(N_STORE, app.shown[N_STORE], NORTH)
+
+
+put(SELECT, Select())
+put(SOW, Sow())
+put(ANIM, Anim())
+put(OVER_, Over())
