@@ -184,6 +184,16 @@ def generate(variant, count=36, seconds=600, seed=1, progress=None):
     return found
 
 
+def format_line(p):
+    """One data line of puzzle `p` (mancala/puzzles.py reads it)."""
+    def digits(pits):
+        return "".join(chr(49 + k) for k in pits)
+
+    refs = ",".join("%d:%s" % (k + 1, digits(p.refs[k])) for k in sorted(p.refs))
+    return "%d %s %s %d %s" % (p.difficulty, ",".join(str(c) for c in p.counts),
+                              digits(p.line), p.margin, refs or "-")
+
+
 def data_path(variant, root=None):
     root = root or os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "firmware", "mancala", "data")
@@ -197,7 +207,7 @@ def write(variant, found, path, seconds):
                 % (variant, fw.FORMAT, len(found), " ".join(map(str, counts)), seconds))
         f.write("# DIFFICULTY COUNTS LINE MARGIN REFUTATIONS (docs/PUZZLES.md); South moves\n")
         for p in found:
-            f.write(fw.format_line(p) + "\n")
+            f.write(format_line(p) + "\n")
 
 
 def verify(variant, path=None, sample=None, out=sys.stdout):

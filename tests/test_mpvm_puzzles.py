@@ -24,7 +24,9 @@ for v in ("kalah", "oware", "mangala", "ranok"):
     gc.collect()
     a0 = gc.mem_alloc()
     p = P.read(v, n)  # the last line: every line before it read and dropped
-    out[v] = [n, P.format_line(p), p.is_right(p.answer), p.is_right((p.answer + 1) % 6)]
+    out[v] = [n, list(p.counts), list(p.line), p.margin, p.difficulty,
+              sorted([k, list(r)] for k, r in p.refs.items()),
+              p.is_right(p.answer), p.is_right((p.answer + 1) % 6)]
     rules = get_rules(v)
     checks = []
     for k in range(1, L.count(v) + 1):
@@ -53,7 +55,23 @@ def test_puzzles_and_lessons_in_micropython(build):
     for v in H.VARIANTS:
         n = P.count(v)
         last = P.read(v, n)
-        assert r[v][:4] == [n, P.format_line(last), True, False]
+        assert r[v][:8] == [n, list(last.counts), list(last.line), last.margin, last.difficulty,
+                            sorted([k, list(x)] for k, x in last.refs.items()), True, False]
         rules = get_rules(v)
-        assert r[v][4] == [L.right_pits(rules, L.get(v, k)) for k in range(1, L.count(v) + 1)]
+        assert r[v][8] == [L.right_pits(rules, L.get(v, k)) for k in range(1, L.count(v) + 1)]
     assert r["score"] == [1, 1]
+
+
+def test_a_puzzle_and_a_lesson_on_the_simulated_board_in_the_webassembly_vm():
+    # the unix port runs the same driver, compiled, in tests/test_unix_puzzle_heap.py
+    from test_unix_puzzle_heap import DRIVER
+
+    from host_tools import mpvm, session
+
+    if not mpvm.available():
+        import pytest
+
+        pytest.skip("the MicroPython VM is not installed: run `make setup`")
+    out = mpvm.run("PUZZLE = True\n" + DRIVER, mounts=[(session.FAKES, "/lib")], timeout=600)
+    r = json.loads([x for x in out.splitlines() if x.startswith("RESULT ")][-1][7:])
+    assert r["modules_left"] == [] and r["in_activity"] > r["menu"]

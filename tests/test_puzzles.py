@@ -78,7 +78,7 @@ def test_generation_finds_single_best_moves_and_a_line_round_trips():
     found = H.generate("oware", count=1, seconds=60, seed=7)
     assert len(found) == 1
     p = found[0]
-    text = P.format_line(p)
+    text = H.format_line(p)
     q = P.parse_line("oware", 1, text)
     assert (q.counts, q.line, q.margin, q.difficulty) == (p.counts, bytes(p.line), p.margin, p.difficulty)
     assert {k: bytes(v) for k, v in p.refs.items()} == q.refs

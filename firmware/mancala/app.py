@@ -40,6 +40,7 @@ from mancala.modes import (  # noqa: F401 - they register their modes
     SHOW,
     SOW,
     THINK,
+    activities,  # the puzzles and the course: stand-ins, their modules come when chosen
     coach,
     computer,
     play,
@@ -222,6 +223,8 @@ class App:
             self.set_mode(SENSOR_TEST if raw & STORES == STORES else LED_TEST)
         elif self.boot_codes:
             self.set_mode(BOOT)
+        else:
+            activities.resume(self)  # a puzzle or a lesson under way when the power went
 
     # -- settings and the saved game -------------------------------------------
 

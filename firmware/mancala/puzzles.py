@@ -81,15 +81,6 @@ def parse_line(variant, number, text):
     return Puzzle(variant, number, int(f[0]), counts, line, int(f[3]), refs)
 
 
-def format_line(p):
-    def digits(pits):
-        return "".join(chr(49 + k) for k in pits)
-
-    refs = ",".join("%d:%s" % (k + 1, digits(p.refs[k])) for k in sorted(p.refs))
-    return "%d %s %s %d %s" % (p.difficulty, ",".join(str(c) for c in p.counts),
-                              digits(p.line), p.margin, refs or "-")
-
-
 def data_path(variant):
     """Where the data file of `variant` sits next to this module (a slot on the board,
     firmware/ on the PC)."""
@@ -98,7 +89,8 @@ def data_path(variant):
     return (here[:cut + 1] if cut >= 0 else "") + "data/puzzles_" + variant + ".txt"
 
 
-def _lines(f):
+def lines_of(f):
+    """The data lines of an open file (comments and blank lines left out)."""
     while True:
         ln = f.readline()
         if not ln:
@@ -112,7 +104,7 @@ def _lines(f):
 def read_from(f, variant, number):
     """Puzzle `number` (1..) of an open data file, or None past the end."""
     n = 0
-    for ln in _lines(f):
+    for ln in lines_of(f):
         n += 1
         if n == number:
             return parse_line(variant, number, ln)
@@ -121,7 +113,7 @@ def read_from(f, variant, number):
 
 def count_in(f):
     n = 0
-    for _ in _lines(f):
+    for _ in lines_of(f):
         n += 1
     return n
 

@@ -47,6 +47,14 @@ def add_activity(number, colour=None):
         DEFAULTS["play"] = 0
 
 
+def first_on(pit):
+    """The first item on `pit` (items may share a pit)."""
+    for k in range(len(ITEMS)):
+        if ITEMS[k][1] == pit:
+            return k
+    return -1
+
+
 def choices(app, key):
     if key == "variant" or key == "hints":
         return 6
@@ -86,6 +94,7 @@ def toggle(app):
 class Menu(Mode):
     name = "menu"
     animated = True  # the North store blinks: start
+    again = False  # the last tap selected an item (a shared pit's next tap: the next item)
 
     def on_event(self, app, kind, arg):
         if kind == P.LONG:
@@ -108,14 +117,16 @@ class Menu(Mode):
             if ITEMS[k][1] == pit:
                 if first < 0:
                     first = k
-                if k > app.item and ITEMS[app.item][1] == pit:  # tapped again: the next
-                    app.item = k
+                if k > app.item and ITEMS[app.item][1] == pit and self.again:
+                    app.item = k  # tapped again, no choice between: the next item
                     app.dirty = True
                     return
         if first >= 0:
             app.item = first
+            self.again = True
             app.dirty = True
             return
+        self.again = False  # a choice: the item's pit selects its first item again
         key = ITEMS[app.item][0]
         n = choices(app, key)
         c = pit - 7
@@ -136,8 +147,9 @@ class Menu(Mode):
     def draw(self, app, px, el, phase):
         for k in range(len(ITEMS)):
             key, pit, col = ITEMS[k]
-            if k == app.item or ITEMS[app.item][1] != pit:  # a shared pit: the chosen one's
-                px.fill(pit, col, 1 if k == app.item else 6)
+            if k == app.item or ITEMS[app.item][1] != pit and first_on(pit) == k:
+                px.fill(pit, col, 1 if k == app.item else 6)  # a shared pit: the chosen
+                # item's colour, else its first item's
         key, _, col = ITEMS[app.item]
         cur = choice(app, key)
         for c in range(choices(app, key)):
