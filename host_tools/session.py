@@ -62,6 +62,8 @@ peak = [0, 0]  # the most heap held (after a collection), and the tightest free 
 def sample(where):
     gc.collect()
     a = gc.mem_alloc()
+    if where == "boot":
+        out["boot"] = a
     out["samples"] += 1
     if a > peak[0]:
         peak[0] = a
@@ -197,13 +199,46 @@ def bisect(profile_name, games=4, firmware=None, step=1024):
     return hi
 
 
+def compare(old, names=None, games=4, new=None):
+    """Per profile: the old and the new firmware's session, side by side (bytes held at
+    the boot, at the tightest moment, at each game's end; the free heap there)."""
+    sys.path.insert(0, os.path.join(ROOT, "firmware"))
+    from mancala import profiles
+
+    print("%-13s %-4s %8s %9s %9s %9s  %s" % ("profile", "fw", "cap", "boot", "peak",
+                                              "free@peak", "held after each game"))
+    for name in names or list(profiles.NAMES):
+        got = []
+        for label, fw in (("old", old), ("new", new)):
+            cap = cap_for(name, fw)[0]
+            ok, r, _ = run_session(name, games, cap, fw)
+            if not ok:
+                print("%-13s %-4s %7dK  FAILED: %s" % (name, label, cap // 1024,
+                                                       r.strip().splitlines()[-1]))
+                got.append(None)
+                continue
+            got.append(r)
+            print("%-13s %-4s %7dK %9d %9d %9d  %s" % (name, label, cap // 1024, r["boot"],
+                                                      r["peak"], r["free_at_peak"], r["ends"]))
+        if got[0] and got[1]:
+            print("%-13s new/old %14.3f %9.3f %9.3f" % (
+                name, got[1]["boot"] / got[0]["boot"], got[1]["peak"] / got[0]["peak"],
+                got[1]["free_at_peak"] / got[0]["free_at_peak"]))
+    return 0
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--profile", action="append", help="profile (default: all)")
     p.add_argument("--games", type=int, default=4)
     p.add_argument("--bisect", action="store_true", help="find the least heap a session needs")
     p.add_argument("--firmware", help="another firmware folder (e.g. an old checkout's)")
+    p.add_argument("--compare", metavar="OLD", help="side by side with the firmware folder "
+                   "OLD (e.g. `git archive REV firmware | tar -x -C /tmp/old`), each "
+                   "under its own cap, in one run")
     a = p.parse_args(argv)
+    if a.compare:
+        return compare(a.compare, a.profile, a.games, a.firmware)
     sys.path.insert(0, os.path.join(ROOT, "firmware"))
     from mancala import profiles
 

@@ -18,12 +18,12 @@ Gestures (docs/PLAYER_GUIDE.md):
 
 import sys
 
+import mancala.game  # noqa: F401 - first: game.py takes the room for the session's buffers
 from mancala import modes as M
-from mancala.game import Game, release_room
 from mancala.hw import pits as P
 from mancala.hw import storage as S
 from mancala.hw.pixels import RED, WHITE, Pixels
-from mancala.modes import (  # noqa: F401 - they register their modes
+from mancala.modes import (  # noqa: F401 - mancala.app.SELECT..., and a session's modes at import
     ANIM,
     BLUNDER,
     BOOT,
@@ -40,33 +40,27 @@ from mancala.modes import (  # noqa: F401 - they register their modes
     SHOW,
     SOW,
     THINK,
-    activities,  # the puzzles and the course: stand-ins, their modules come when chosen
-    coach,
-    computer,
-    play,
 )
-from mancala.modes.boot import draw_full_code
-from mancala.modes.menu import (
-    DEFAULTS,
-    HINT_CHOICES,
-    ITEMS,  # noqa: F401 - mancala.app.ITEMS (tests, guides)
-    VARIANT_CHOICES,
-    choice,
-    choices,
-)
-from mancala.notation import format_record, parse_record
-from mancala.rules import MASK, N_STORE, S_STORE, SIDE, get_rules
+from mancala.modes import activities  # the puzzles and the course: numbers and menu, no code
+from mancala.notation import format_record
+from mancala.rules import MASK, N_STORE, S_STORE
 
 MODE_NAMES = M.NAMES  # the modes' names by number (a mode added later appends its own)
 
 
 def __getattr__(name):
-    """mancala.app.ErrorBoard, imported only when asked for (a board that plays never
-    holds its code; module __getattr__: MicroPython's MICROPY_MODULE_GETATTR, CPython)."""
+    """mancala.app.ErrorBoard, .DEFAULTS, .ITEMS, .VARIANT_CHOICES, .HINT_CHOICES,
+    imported only when asked for (a board that plays never holds the error board's
+    code, a game not the menu's); module __getattr__:
+    MicroPython's MICROPY_MODULE_GETATTR, and CPython)."""
     if name == "ErrorBoard":
         from mancala.modes.errors import ErrorBoard
 
         return ErrorBoard
+    if name in ("DEFAULTS", "ITEMS", "VARIANT_CHOICES", "HINT_CHOICES"):  # modes/menu.py
+        from mancala.modes import menu
+
+        return getattr(menu, name)
     raise AttributeError(name)
 
 # Set by the device's main.py (A/B slots): called once the loop has run healthily
@@ -86,24 +80,6 @@ def _log_exc(log, e):
         tb = __import__("traceback")  # CPython
         tb.print_exception(type(e), e, e.__traceback__)
     log("error: %r" % (e,))
-
-
-def forget_boot_modules():
-    """On the board, drop the modules only the boot needs (the profile check and
-    the profile loader: about 5 KB of code on an ESP32) so a game has their room."""
-    if sys.implementation.name != "micropython":
-        return  # the PC keeps them (tests import them again and again)
-    import mancala
-
-    for name in ("profile", "profiles"):
-        sys.modules.pop("mancala." + name, None)
-        try:
-            delattr(mancala, name)
-        except AttributeError:
-            pass
-    for name in list(sys.modules):
-        if name.startswith("mancala.profiles."):
-            sys.modules.pop(name)
 
 
 class App:
@@ -196,52 +172,13 @@ class App:
         self.menu_game = False
         self.error_lines = []
         self.on_frame = None  # callback after each frame (simulator, tests)
-        st, s = storage.load("settings.json")
-        self.settings = dict(DEFAULTS)
-        if st == S.OK:
-            for k in DEFAULTS:
-                v = s.get(k)
-                if isinstance(v, type(DEFAULTS[k])) and not isinstance(v, bool):
-                    self.settings[k] = v
-        elif st == S.CORRUPT:
-            log("settings.json is corrupt: using the defaults")
-            self.boot_codes.append(2)
-        self.apply_settings()
-        # The session's long-lived buffers, allocated first, while the heap is whole,
-        # and kept: one game history (each new or loaded game reuses it) and one
-        # engine (rebuilt, the old one released first, only when the variant changes).
-        rules = get_rules(self.settings["variant"])
-        forget_boot_modules()
-        release_room()  # they land in the room taken at the first import
-        self.session_game = Game(rules)
-        self.need_engine(rules)
-        self.boot_game()
-        raw = pits.sensors.read()
-        if raw & STORES == STORES or raw & STORES == 1 << S_STORE:
-            from mancala.modes import power_on  # noqa: F401 - only for the tests at power-on
+        from mancala.modes.boot import start  # the boot's code (dropped once it is over)
 
-            self.set_mode(SENSOR_TEST if raw & STORES == STORES else LED_TEST)
-        elif self.boot_codes:
-            self.set_mode(BOOT)
-        else:
+        start(self, storage, log)
+        if self.mode == BOOT and not self.boot_codes:
             activities.resume(self)  # a puzzle or a lesson under way when the power went
 
     # -- settings and the saved game -------------------------------------------
-
-    def apply_settings(self):
-        """Settings out of range (a file edited by hand) fall back to the defaults."""
-        s = self.settings
-        if s["variant"] not in VARIANT_CHOICES:
-            s["variant"] = DEFAULTS["variant"]
-        if s["hints"] not in HINT_CHOICES:
-            s["hints"] = DEFAULTS["hints"]
-        for key in ("opponent", "starter", "coaching", "brightness", "quick"):
-            if not 0 <= s[key] < choices(self, key):
-                s[key] = DEFAULTS[key] if DEFAULTS[key] < choices(self, key) else 0
-        self.px.set_level(s["brightness"])
-
-    def save_settings(self):
-        self.saved(self.store_call(self.store.save, "settings.json", self.settings))
 
     def store_call(self, fn, *args):
         """A storage write; None if it went through, else the OSError (flash full,
@@ -270,78 +207,10 @@ class App:
         return False
 
     def boot_game(self):
-        self.game = None  # released before the saved one is built (no two at once)
-        try:
-            import gc
+        """The saved game back (modes/boot.py: code the boot alone needs)."""
+        from mancala.modes.boot import boot_game
 
-            gc.collect()
-        except ImportError:  # pragma: no cover
-            pass
-        st, g = self.store.load("game.json")
-        if st == S.CORRUPT:
-            self.log("game.json is corrupt: the game is lost, settings kept")
-            self.boot_codes.append(3)
-        elif st == S.OK:
-            try:
-                game = parse_record(g["record"])
-                meta = {"number": int(g["number"]), "human": int(g["human"]) & 3,
-                        "level": int(g["level"]), "hints": int(g["hints"])}
-                if not 0 <= meta["level"] <= 4:
-                    raise ValueError("level")
-            except Exception as e:  # noqa: BLE001 - a bad file never stops the boot
-                self.log("game.json does not hold a game (%r): the game is lost" % (e,))
-                self.boot_codes.append(3)
-            else:
-                self.session_game.assign(game)
-                game = None  # the parsed copy goes: the session's game holds it now
-                self.game = self.session_game
-                self.meta = meta
-        if self.game is None:
-            self.next_mode = MENU
-            return
-        self.need_engine()
-        self.refresh()
-        if self.game.over:
-            self.archive(format_record(self.game))  # the power failed before it was
-        self.next_mode = self.turn_mode()
-        self.restore_pause()
-
-    def restore_pause(self):
-        """After a power cut: back into the blunder pause, or show the pits that may
-        hold the stones of a move that was being sown (the game is saved before it).
-        No pause.json (older firmware), a stale or a nonsense one: play on."""
-        self.pause = 0
-        st, saved = self.store.load("pause.json")
-        g = self.game
-        if st != S.OK or g.over:
-            return
-        kind = saved.get("kind", 0)
-        pit = saved.get("pit", -1)
-        if not (isinstance(kind, int) and isinstance(pit, int) and
-                saved.get("ply") == g.ply and saved.get("number") == self.meta["number"]):
-            return
-        if kind == PAUSE_BLUNDER and g.ply and -1 <= pit < 6:
-            last = g.moves()[-1]
-            self.before[:] = g.position_at(g.ply - 1)
-            if self.human(self.before[SIDE]):
-                self.sow_pit = last
-                self.grade = (5, 0, pit)
-                self.pause = kind
-                self.pause_pit = pit
-                self.next_mode = BLUNDER
-        elif kind == PAUSE_SOWING and 0 <= pit - g.side * 7 < 6 and \
-                g.pos[MASK] >> (pit - g.side * 7) & 1:
-            side = g.side
-            path = g.rules.paths[side * 6 + pit - side * 7]
-            n = g.pos[pit]
-            if g.rules.name == "mangala" and n == 1:
-                path = path[1:2]  # as begin_move() sows it
-            m = 1 << pit
-            for k in range(min(n, len(path))):
-                m |= 1 << path[k]
-            self.blink_mask = m
-            self.blink_ms = self.RESTORE_BLINK_MS
-            self.t_blink = self.clock.now()
+        boot_game(self)
 
     def save_game(self):
         m = self.meta
@@ -367,68 +236,6 @@ class App:
             return
         self.saved(self.store_call(self.store.add_game, m["number"], rec))
 
-    def need_engine(self, rules=None):
-        """The engine for `rules` (the game's): kept while the variant stays."""
-        if rules is None:
-            rules = self.game.rules
-        if self.engine_cls is None:
-            return
-        if self.engine is not None and self.engine.rules is rules:
-            return
-        self.engine = None  # the old one released before the new one is built
-        try:
-            import gc
-
-            gc.collect()
-        except ImportError:  # pragma: no cover
-            pass
-        self.engine = self.engine_cls(rules, tt_bits=self.profile["tt_bits"],
-                                      seed=self.rng.next() & 0xFFFF)
-        self.open_tables()
-
-    def open_tables(self):
-        """Give the engine the endgame table of its rules, if the flash has a good
-        one (docs/TABLEBASE.md); a missing or damaged one is said on the console
-        and the board plays on without it."""
-        set_table = getattr(self.engine, "set_table", None)
-        opener = getattr(self.store.fs, "open_read", None)
-        if set_table is None or opener is None:
-            return
-        old = self.engine.table
-        if old is not None:
-            old.close()
-        name = self.engine.rules.name
-        path = "/tables/" + name + ".tb"  # tablebase.board_path(): the module is
-        try:  # imported only when there is a table (its code costs heap)
-            opener(path).close()
-        except OSError:
-            self.log("tables: no %s; playing on without it" % path)
-            return
-        from mancala import tablebase
-
-        set_table(tablebase.open_table(path, name, log=self.log, opener=opener))
-
-    def new_game(self):
-        s = self.settings
-        rules = get_rules(s["variant"])
-        side = s["starter"]
-        if side == 2:
-            side = self.rng.next() & 1
-        self.game = self.session_game  # its buffers reused: a session allocates them once
-        self.game.reset(rules, rules.start(side))
-        opp = s["opponent"]
-        last = self.meta["number"] if self.meta is not None else 0
-        self.meta = {"number": self.store.next_game_number(last),
-                     "human": 3 if opp == 0 else 1, "level": opp, "hints": s["hints"]}
-        self.need_engine()
-        self.save_game()
-        self.pause = 0
-        # an abandoned game's may carry the same number
-        self.saved(self.store_call(self.store.remove, "pause.json"))
-        self.refresh()
-        self.hint_pit = -1
-        self.set_mode(self.turn_mode())
-
     # -- helpers -----------------------------------------------------------------
 
     def human(self, side):
@@ -448,7 +255,9 @@ class App:
         self.mode = mode
         self.t_mode = self.clock.now()
         self.dirty = True
-        MODES[mode].enter(self)
+        m = MODES[mode] or M.load(mode)
+        M.forget_others(mode)  # the menu, the boot, the tests: a game need not hold them
+        m.enter(self)
 
     def since(self, t):
         return self.clock.diff(self.clock.now(), t)
@@ -465,8 +274,20 @@ class App:
             return OVER_
         if self.human(g.side):
             return SELECT
-        computer.start_thinking(self)
+        self.start_thinking()
         return THINK
+
+    def start_thinking(self):
+        if self.engine is None:
+            return
+        li = self.meta["level"] - 1
+        self.pondering = False
+        self.engine.keep = li == 3  # Master starts from the table pondered on
+        if li == 3:  # Master: by the board's clock (the lower levels count nodes)
+            self.engine.start(self.game.pos, level=li, nodes=self.MASTER_CAP,
+                              deadline_ms=self.MASTER_MS, clock=self.clock.now)
+        else:
+            self.engine.start(self.game.pos, level=li, clock=self.clock.now)
 
     # -- the loop ----------------------------------------------------------------
 
@@ -481,7 +302,7 @@ class App:
                 self.dirty = True  # a finger came or went: its pit lights at once
             self.update()
             self.render()
-            computer.search_slice(self, t0)
+            self.search_slice(t0)
             self.errors = 0
         except Exception as e:  # noqa: BLE001 - the board must keep running
             if self.strict:
@@ -490,31 +311,10 @@ class App:
             self.recover()
 
     def recover(self):
-        """After an error: back to the saved state; if that fails again, the menu."""
-        self.errors += 1
-        self.boot_codes = []
-        self.hinting = self.grading = False
-        try:
-            if self.errors >= 3:
-                raise RuntimeError("the saved game keeps failing: starting from the menu")
-            if self.unsaved and self.game is not None:
-                self.resume_unsaved()
-            else:
-                self.boot_game()
-        except Exception as e:  # noqa: BLE001
-            _log_exc(self.log, e)
-            self.game = None
-            self.next_mode = MENU
-        self.set_mode(self.next_mode)
+        """After an error: back to the saved state (modes/errors.py)."""
+        from mancala.modes.errors import recover
 
-    def resume_unsaved(self):
-        """recover() while the flash refuses saves: the saved game is older than the
-        one in memory, so the one in memory goes on, checked by replaying its record."""
-        self.session_game.assign(parse_record(format_record(self.game)))
-        self.game = self.session_game
-        self.need_engine()
-        self.refresh()
-        self.next_mode = self.turn_mode()
+        recover(self)
 
     def run(self):
         clock = self.clock
@@ -544,6 +344,77 @@ class App:
             return
         MODES[self.mode].on_event(self, kind, arg)
 
+    def search_slice(self, t0):
+        """The rest of the loop turn begun at `t0` goes to the engine while the
+        computer thinks (no turn sleeps then; a turn may end a chunk late), a hint
+        or a grade searches (short of PONDER_RESERVE_MS: while a person may act, no
+        turn runs late).  The result is taken up by update() in the next turn.
+        Otherwise, against Master, the engine ponders (ponder_slice)."""
+        e = self.engine
+        if e is None:
+            return
+        if self.pregrade and self.mode != SOW:  # the move being sown was taken back
+            self.pregrade = False
+            e.stop()
+        if not (self.mode == THINK or self.hinting or self.grading or self.pregrade):
+            self.ponder_slice(t0)
+            return
+        self.pondering = False  # the engine is someone else's: ponder again after
+        if e.done:
+            return
+        clock = self.clock
+        left = self.FRAME_MS - clock.diff(clock.now(), t0)
+        t = clock.now()
+        if self.mode != THINK:  # a grade, a hint: the person's turn is never late
+            left -= self.PONDER_RESERVE_MS
+            if left > 0:
+                e.step_for(left, self.PONDER_CHUNK)
+        elif left > 0:
+            e.step_for(left, self.SLICE)
+        else:  # a long turn (a save): still a little progress
+            e.step(self.SLICE)
+        self.search_ms += clock.diff(clock.now(), t)
+
+    def ponder_slice(self, t0):
+        """Thinking on the person's time: against Master, while the person carries
+        out the computer's move, thinks and sows, the engine searches the position
+        the next move is made in (keeping its table, so the computer's think starts
+        warm).  It takes only what a loop turn has left short of PONDER_RESERVE_MS,
+        so it never delays a press, a frame or a save; a new target (a move, a
+        takeback, a new game) restarts it."""
+        g = self.game
+        e = self.engine
+        mode = self.mode
+        if not self.PONDER or g is None or g.over or self.meta["level"] != 4 or \
+                not (mode == SELECT or mode == SOW or mode == SHOW or mode == ANIM or
+                     mode == GRADE or mode == BLUNDER):
+            if self.pondering:
+                self.pondering = False
+                e.stop()
+            return
+        clock = self.clock
+        left = self.FRAME_MS - self.PONDER_RESERVE_MS - clock.diff(clock.now(), t0)
+        if left <= 0:
+            return
+        target = self.ponder_target
+        if target is None:
+            target = self.ponder_target = bytearray(16)
+            self.pondered = bytearray(16)
+        target[:] = g.pos
+        if mode == SOW or mode == SHOW:  # the move being carried out: after it
+            g.rules.move(target, self.sow_pit)
+        if not target[MASK]:
+            return
+        if not self.pondering or target != self.pondered:
+            self.pondered[:] = target
+            e.keep = True
+            e.start(target, nodes=self.PONDER_NODES, clock=clock.now)
+            self.pondering = True
+        if not e.done:
+            t = clock.now()
+            e.step_for(left, self.PONDER_CHUNK)
+            self.ponder_ms += clock.diff(clock.now(), t)
+
     def set_pause(self, kind, pit=-1):
         """Save what a power cut must not forget beyond the game (0: nothing)."""
         if self.pause == kind and self.pause_pit == pit:
@@ -554,12 +425,44 @@ class App:
                                    {"kind": kind, "pit": pit, "ply": self.game.ply,
                                     "number": self.meta["number"]}))
 
-    # what tests and tools call by these names: the modes' own functions (a function
-    # as a class attribute is a method: app.choices(key) is choices(app, key))
-    choices = choices
-    choice = choice
-    start_grade = coach.start_grade
-    finish_grade = coach.finish_grade
+    # the modes' functions by the names tests and tools call (a function as a class
+    # attribute is a method: app.choices(key) is menu.choices(app, key))
+    def start_grade(self):  # (tests: the sliced grade against Engine.grade)
+        from mancala.modes.coach import start_grade
+
+        start_grade(self)
+
+    def finish_grade(self):
+        from mancala.modes.coach import finish_grade
+
+        finish_grade(self)
+
+    def new_game(self):
+        from mancala.modes.menu import new_game
+
+        new_game(self)
+
+    def choices(self, key):
+        from mancala.modes.menu import choices
+
+        return choices(self, key)
+
+    def choice(self, key):
+        from mancala.modes.menu import choice
+
+        return choice(self, key)
+
+    def toggle_menu(self):
+        """Both stores held: the menu (a new game), or from the menu back to the game."""
+        if self.mode == MENU:
+            if self.game is not None and not self.game.over:
+                self.refresh()
+                self.set_mode(self.turn_mode())
+            return
+        if self.engine is not None and self.mode == THINK:
+            self.engine.stop()
+        self.item = 0
+        self.set_mode(MENU)
 
     # -- time --------------------------------------------------------------------
 
@@ -608,6 +511,8 @@ class App:
                 if touch >> i & 1:
                     px.dot(i, 0, WHITE)
         if self.unsaved and self.mode != BOOT:
+            from mancala.modes.errors import draw_full_code  # (while saves fail)
+
             draw_full_code(self, px, now)
         if self.flash and (self.clock.diff(now, self.t_flash) // 125) & 1 == 0:
             for i in range(14):
@@ -670,7 +575,6 @@ def build(profile, machine, neopixel, clock, fs=None, engine_cls=None, log=print
           strict=False, fault=None):
     """The App for `profile` on these `machine`/`neopixel` modules (or an ErrorBoard;
     `fault`: main.py's safe state, the ErrorBoard with the LEDs lit)."""
-    from mancala.modes.errors import ErrorBoard
     from mancala.profile import validate
 
     status = None
@@ -685,8 +589,12 @@ def build(profile, machine, neopixel, clock, fs=None, engine_cls=None, log=print
         except Exception:  # noqa: BLE001
             status = None
     if errs:
+        from mancala.modes.errors import ErrorBoard
+
         return ErrorBoard(errs, status, clock, log)
     if fault is not None:
+        from mancala.modes.errors import ErrorBoard
+
         np = None
         try:
             np = neopixel.NeoPixel(machine.Pin(profile["led_pin"], machine.Pin.OUT), profile["led_count"])
@@ -706,6 +614,8 @@ def build(profile, machine, neopixel, clock, fs=None, engine_cls=None, log=print
         if engine_cls is None:
             from mancala.engine import Engine as engine_cls
     except Exception as e:  # noqa: BLE001 - a pin the port refuses, a missing module
+        from mancala.modes.errors import ErrorBoard
+
         return ErrorBoard(["the hardware could not be set up: %r" % (e,)], status, clock, log)
     return App(profile, pits, px, clock, storage, engine_cls, status, log, seed, strict)
 

@@ -386,6 +386,9 @@ def frontier_oware(pos, alpha, beta, left, w, half, ew, xw):
 FRONTIERS = {"kalah": frontier_kalah, "oware": frontier_oware}
 
 
+_spare = None  # (tt_bits, ttc, ttd, z) of a released engine (Engine.release)
+
+
 class Engine:
     def __init__(self, rules, tt_bits=12, seed=0):
         self.rules = rules
@@ -402,20 +405,28 @@ class Engine:
         self.tt_bits = tt_bits
         n = 1 << tt_bits
         self.tmask = n - 1
-        # (arrays built from a range: no temporary buffer as big as the array)
-        self.ttc = array("H", range(n))  # check bits of the key
-        self.ttd = array("i", range(n))  # packed entry, 0 = empty
+        global _spare
+        spare = _spare
+        _spare = None
+        if spare is not None and spare[0] == tt_bits:  # the last engine's (release())
+            self.ttc, self.ttd, z = spare[1], spare[2], spare[3]
+        else:
+            spare = None
+            # (arrays built from a range: no temporary buffer as big as the array)
+            self.ttc = array("H", range(n))  # check bits of the key (read only where ttd is set)
+            self.ttd = array("i", range(n))  # packed entry, 0 = empty
         # Grading a move a slice at a time (start_grade / grade_result).
         self._grade_pos = bytearray(POS_LEN)
         self._grade_child = bytearray(POS_LEN)
         self._grade_pit = -1
         self._grade_nodes = GRADE_NODES
         self.clear()
-        z = array("i", range(14 * ZSTRIDE + 1))
-        r = Rng(0x2545F49)
-        for i in range(len(z)):
-            z[i] = r.next()
-        self.z = z
+        if spare is None:
+            z = array("i", range(14 * ZSTRIDE + 1))
+            r = Rng(0x2545F49)
+            for i in range(len(z)):
+                z[i] = r.next()
+        self.z = z  # (the same keys for every variant: a fixed seed)
         self.kids = [bytearray(POS_LEN) for _ in range(MAXPLY)]  # the child of each ply
         self.root = bytearray(POS_LEN)
         self.node = [self.root] * (MAXPLY + 1)  # the position at each ply (references)
@@ -464,6 +475,14 @@ class Engine:
         self._use_table = -1  # table_seeds for the search under way (-1: off)
 
     # -- public API --------------------------------------------------------------
+
+    def release(self):
+        """This engine is done: its table and keys go to the next Engine built (a board
+        changing variant then allocates nothing big, so a fragmented heap never refuses
+        it: the App's need_engine()).  The engine must not be used after."""
+        global _spare
+        _spare = (self.tt_bits, self.ttc, self.ttd, self.z)
+        self.ttc = self.ttd = self.z = None
 
     def set_table(self, table):
         """Use an endgame table: a made child with at most table.seeds stones on

@@ -50,18 +50,36 @@ Adding a mode (the puzzles, the course):
    `app.dirty = True` (draw at once), `app.save_game()`, `app.saved(app.store_call(
    app.store.save, "NAME.json", obj))` (a save that never stops the board, the
    full-flash code when the flash refuses), `app.turn_mode()` (back to the game).
-2. the menu lists it: `menu.add_activity(number, colour)` (modes/menu.py) adds it to
-   what the North store starts: the menu's "play" item (shown once an activity is added)
-   chooses between the game and the activities, and the start tap switches to the chosen
-   mode's number (its `enter` sets it up: load its data, light its first frame).
-3. a power cut: the mode saves what it must not forget in its own small file (as
-   pause.json for the blunder pause and the sowing, app.restore_pause()), read back in its
-   `enter` or at boot.
+   A mode of a game in progress may subclass modes/game.py's GameMode (the gestures of
+   a game; draw = draw_pits, its lights, draw_marks) and add a chord to game.CHORDS.
+   Where the module is imported: a line in mancala/app.py beside the other imports (it is
+   then held all the time), or, for code a game need not hold, `PUZZLE = family("puzzle",
+   "puzzle")` in such an always-imported place reserves the number, modes/puzzle.py does
+   `put(PUZZLE, Puzzle())`, and the App imports it when it first switches to PUZZLE
+   (load()); add the module to a group in GROUPS to have it dropped again on the board
+   when the loop goes to another group.
+2. the menu lists it: `add_activity(number, colour)` (before the App is built and the
+   menu's module first imported) adds it to what the North store starts: the menu's
+   "play" item (on the South store: a second tap there after "quick"; settings key
+   "play", in DEFAULTS once an activity is added) chooses between the game (0) and the
+   activities (1..), and the North store's tap then switches to the chosen mode's number
+   (its `enter` sets it up: load its data, light its first frame).  The player guides
+   list the menu's items (tests/test_guides.py checks them against menu.ITEMS).
+3. it draws in `draw` only (the loop calls it when app.dirty is set, a finger came or
+   went, or every ANIM_FRAME_MS if `animated`), into the buffer it is given.
+4. a power cut: the mode saves what it must not forget in its own small file (as
+   pause.json for the blunder pause and the sowing, modes/boot.py restore_pause()), read
+   back in its `enter` or at boot.
 
 Mode numbers 0..12 are the game's own (the constants below, re-exported by mancala.app);
-MODES[n] is mode n's singleton (None until its module is imported: app.py imports the ones
-every session needs, the power-on tests and the boot codes only when they run).
+MODES[n] is mode n's singleton, None until its module (FAMILY[n]) is imported: the App
+imports a family when it first switches to one of its modes (App.set_mode), and on the
+board drops the other groups' modules (GROUPS: the boot, the menu, the power-on tests,
+the game's modes): the menu holds only the menu's code, a game only the game's, since
+code is RAM on the device.  The PC keeps every module (tests import them again).
 """
+
+import sys
 
 BOOT = 0
 MENU = 1
@@ -87,6 +105,19 @@ PAUSE_SOWING = 2
 NAMES = ["boot", "menu", "select", "sow", "think", "show", "anim", "grade", "blunder",
          "over", "sensor_test", "led_test", "error"]
 MODES = [None] * len(NAMES)  # type: list
+# The module (under mancala.modes) each mode lives in, imported when the mode is first
+# switched to (load); on the board a group's modules are dropped again when the loop
+# switches to another group's mode (forget_others): a game does not hold the menu's code,
+# the menu not the game's.
+FAMILY = ["boot", "menu", "play", "play", "computer", "computer", "play", "coach", "coach",
+          "play", "power_on", "power_on", "errors"]
+# On the board only one group's modules are held at a time: entering a mode of one group
+# drops the others' (a mode outside every group, an activity, drops nothing).
+GROUPS = (("boot",), ("menu",), ("power_on",), ("play", "coach", "computer", "game"))
+_GROUP_NAMES = tuple(tuple("mancala.modes." + f for f in g) for g in GROUPS)
+# What the North store may start besides a new game: (mode number, colour), the choices
+# 1.. of the menu's "play" item (0: the game).  Empty on a build without activities.
+ACTIVITIES = []  # type: list
 
 
 class Mode:
@@ -110,17 +141,90 @@ class Mode:
 
 
 def put(number, mode):
-    """Register `mode` under one of the game's own numbers (the modules of this package)."""
+    """Register `mode` under `number` (at its module's import)."""
     MODES[number] = mode
     return number
 
 
-def add(mode):
-    """Register a new mode: its number (the next free one), its name in NAMES."""
+def add(mode, family=None):
+    """Register a new mode: its number (the next free one), its name in NAMES.  With
+    `family` (its module's name under mancala.modes) the module may be dropped and
+    imported again (it registers with put(number, ...) then): see family()."""
     if mode.name in NAMES:  # imported again (a test reloading it): the same number
         n = NAMES.index(mode.name)
         MODES[n] = mode
         return n
     NAMES.append(mode.name)
     MODES.append(mode)
+    FAMILY.append(family)
     return len(MODES) - 1
+
+
+def family(name, module):
+    """A mode whose module is imported only when the mode is first switched to: its
+    number (the module then registers it with put(number, mode))."""
+    if name in NAMES:
+        return NAMES.index(name)
+    NAMES.append(name)
+    MODES.append(None)
+    FAMILY.append(module)
+    return len(MODES) - 1
+
+
+def add_activity(number, colour=(255, 255, 120)):
+    """List mode `number` in the menu: a choice of the menu's "play" item (on the South
+    store, after "quick"), which the North store's tap then starts (modes/menu.py)."""
+    for a in ACTIVITIES:
+        if a[0] == number:
+            return
+    ACTIVITIES.append((number, colour))
+
+
+def load(number):
+    """Mode `number`'s singleton, its module imported if it is not yet."""
+    m = MODES[number]
+    if m is None:
+        __import__("mancala.modes." + FAMILY[number])
+        m = MODES[number]
+    return m
+
+
+def forget(module):
+    """On the board, drop a family's module (its modes' slots emptied: load() imports
+    it again); the PC keeps them (tests import them again and again)."""
+    if sys.implementation.name != "micropython":
+        return
+    name = "mancala.modes." + module
+    if name in sys.modules:
+        _drop(module, name)
+
+
+def forget_others(number):
+    """On the board, drop the modules of every group but mode `number`'s (GROUPS; set_mode:
+    nothing allocated when there is nothing to drop)."""
+    if sys.implementation.name != "micropython":
+        return
+    fam = FAMILY[number]
+    mine = -1
+    for k in range(len(GROUPS)):
+        if fam in GROUPS[k]:
+            mine = k
+    if mine < 0:
+        return
+    for k in range(len(GROUPS)):
+        if k != mine:
+            names = _GROUP_NAMES[k]
+            for i in range(len(names)):
+                if names[i] in sys.modules:
+                    _drop(GROUPS[k][i], names[i])
+
+
+def _drop(module, name):
+    for n in range(len(MODES)):
+        if FAMILY[n] == module:
+            MODES[n] = None
+    sys.modules.pop(name)
+    try:
+        delattr(sys.modules["mancala.modes"], module)
+    except AttributeError:
+        pass

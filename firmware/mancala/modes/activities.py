@@ -1,34 +1,18 @@
 """The puzzles and the course in the menu, without their code in a game's heap.
 
-The menu's "play" item lists them (modes/menu.add_activity) under two small stand-ins
-registered here (this module is all a game carries of them); choosing one imports its
-module (modes/puzzle.py or modes/course.py, with modes/trainer.py, mancala/puzzles.py,
-mancala/lessons.py), whose real mode takes the stand-in's number; leaving puts the
-stand-ins back and drops those modules (trainer.leave), so their room goes back to the
-heap.  At boot an activity under way when the power went (/data/puzzle.json) resumes.
+Imported by mancala/app.py at its start (before the menu): their mode numbers
+(modes.family: the modules modes/puzzle.py and modes/course.py are imported when the
+mode is first switched to), the menu's "play" choices (modes.add_activity), and the
+resume at boot of an activity under way when the power went (/data/puzzle.json).
+Leaving one drops its modules again (modes/trainer.py leave()).
 """
 
-from mancala.modes import MODES, NAMES, Mode, add
-from mancala.modes.menu import add_activity
+from mancala.modes import add_activity, family
 
-
-class Later(Mode):
-    """Stands for the mode of module mancala.modes.<name>, imported when entered."""
-
-    animated = True
-    game_frame = True
-
-    def __init__(self, name):
-        self.name = name
-
-    def enter(self, app):
-        __import__("mancala.modes." + self.name)  # its add() puts its mode in MODES
-        MODES[app.mode].enter(app)
-
-
-STAND_INS = (Later("puzzle"), Later("course"))
-add_activity(add(STAND_INS[0]), (255, 120, 0))
-add_activity(add(STAND_INS[1]), (120, 255, 120))
+PUZZLE = family("puzzle", "puzzle")
+COURSE = family("course", "course")
+add_activity(PUZZLE, (255, 120, 0))
+add_activity(COURSE, (120, 255, 120))
 
 
 def resume(app):
@@ -36,4 +20,4 @@ def resume(app):
     if app.settings.get("play"):  # (never chosen: no file to read)
         prog = app.store.load("puzzle.json")[1]
         if isinstance(prog, dict) and prog.get("mode") in ("puzzle", "course"):
-            app.set_mode(NAMES.index(prog["mode"]))
+            app.set_mode(PUZZLE if prog["mode"] == "puzzle" else COURSE)

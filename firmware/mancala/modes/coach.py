@@ -4,12 +4,12 @@ threat shown, a takeback offered).
 
 The coach grades in slices like any search (the pits stay live): Engine.grade() taken
 apart, checked against it in tests/test_board_play.py; the engine's slices are given by
-modes/computer.py's search_slice().
+App.search_slice().
 """
 
 from mancala.hw.pixels import RED, WHITE
 from mancala.modes import BLUNDER, GRADE, PAUSE_BLUNDER, SELECT, put
-from mancala.modes.game import CHORDS, GameMode, takeback
+from mancala.modes.game import CHORDS, GameMode, draw_marks, draw_pits, takeback
 from mancala.rules import SIDE
 
 HINT = ((1 << 2) | (1 << 3), (1 << 9) | (1 << 10))
@@ -72,7 +72,7 @@ def give_hint(app):
     app.meta["hints"] -= 1
     app.save_game()
     # a master search, a slice per loop turn (the pits stay live); the mover's
-    # store blinks green until the hinted pit lights (modes/play.py draw_pits)
+    # store blinks green until the hinted pit lights (modes/game.py draw_pits)
     app.engine.start(g.pos, level=3, clock=app.clock.now)
     app.hinting = True
     app.dirty = True
@@ -93,9 +93,10 @@ class Grade(GameMode):
         if el >= app.GRADE_MS:
             after_grade(app)
 
-    def overlay(self, app, px, el, phase):
+    def draw(self, app, px, el, phase):
+        draw_pits(app, px, 0, phase)
         px.fill(app.before[SIDE] * 7 + app.sow_pit, GRADE_COLOURS[app.grade[0]])
-
+        draw_marks(app, px, phase)
 
 class Blunder(GameMode):
     """After a blunder: the threat blinks red, the mover's store white; its tap takes the
@@ -111,13 +112,14 @@ class Blunder(GameMode):
             app.set_pause(0)
             app.set_mode(app.turn_mode())
 
-    def overlay(self, app, px, el, phase):
+    def draw(self, app, px, el, phase):
+        draw_pits(app, px, 0, phase)
         th = app.grade[2]
         if th >= 0 and phase:
             px.fill((app.before[SIDE] ^ 1) * 7 + th, RED)
         st = app.before[SIDE] * 7 + 6
         px.count(st, app.shown[st], WHITE if phase else None)
-
+        draw_marks(app, px, phase)
 
 put(GRADE, Grade())
 put(BLUNDER, Blunder())

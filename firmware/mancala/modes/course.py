@@ -8,7 +8,8 @@ store shows the lessons done at each verdict.
 
 from mancala import lessons as L
 from mancala import puzzles as PZ
-from mancala.modes import add
+from mancala.modes import put
+from mancala.modes.activities import COURSE
 from mancala.modes.trainer import Trainer
 
 
@@ -53,4 +54,4 @@ class Course(Trainer):
         return PZ.score(self.prog, "course_" + self.variant, self.total)[0]
 
 
-COURSE = add(Course())
+put(COURSE, Course())

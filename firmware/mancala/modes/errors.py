@@ -1,7 +1,61 @@
-"""The board that cannot play: imported only then (mancala.app.build), so a board
-that plays never holds its code."""
+"""Errors: the board that cannot play (mancala.app.build), the way back after an error
+in the loop (App.tick's recover), the full-flash code while saves fail.  Imported only
+when one of them happens, so a board that plays holds none of this code."""
 
-from mancala.modes import ERROR
+from mancala import modes as M
+from mancala.hw.pixels import AMBER
+from mancala.modes import BOOT, ERROR, MENU
+from mancala.notation import format_record
+
+
+def recover(app):
+    """After an error: back to the saved state; if that fails again, the menu."""
+    app.errors += 1
+    app.boot_codes = []
+    app.hinting = app.grading = False
+    try:
+        if app.errors >= 3:
+            raise RuntimeError("the saved game keeps failing: starting from the menu")
+        if app.unsaved and app.game is not None:
+            resume_unsaved(app)
+        else:
+            app.boot_game()
+            if app.mode != BOOT:
+                M.forget("boot")
+    except Exception as e:  # noqa: BLE001
+        from mancala.app import _log_exc
+
+        _log_exc(app.log, e)
+        app.game = None
+        app.next_mode = MENU
+    app.set_mode(app.next_mode)
+
+
+def resume_unsaved(app):
+    """recover() while the flash refuses saves: the saved game is older than the
+    one in memory, so the one in memory goes on, checked by replaying its record."""
+    from mancala.modes.menu import need_engine
+    from mancala.notation import parse_record
+
+    app.session_game.assign(parse_record(format_record(app.game)))
+    app.game = app.session_game
+    need_engine(app)
+    app.refresh()
+    app.next_mode = app.turn_mode()
+
+
+def draw_full_code(app, px, now):
+    """While saves fail: the full-flash code (all 14 blink amber four times) when
+    it begins and again every FULL_REMIND_MS."""
+    t = app.clock.diff(now, app.t_unsaved)
+    if t >= app.FULL_REMIND_MS:
+        app.t_unsaved = now
+        t = 0
+    t //= app.BOOT_BLINK_MS
+    if t < 2 * app.FULL_CODE and t & 1 == 0:
+        for i in range(14):
+            px.fill(i, AMBER)
+
 
 
 class ErrorBoard:

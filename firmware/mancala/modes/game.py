@@ -12,7 +12,6 @@ from mancala.game import IllegalMove
 from mancala.hw import pits as P
 from mancala.hw.pixels import GREEN, LAPS, NORTH, SOUTH, WHITE
 from mancala.modes import OVER_, SELECT, SOW, THINK, Mode
-from mancala.modes.menu import toggle
 from mancala.rules import N_STORE, S_STORE
 
 STORES = (1 << S_STORE) | (1 << N_STORE)
@@ -21,15 +20,16 @@ TAKEBACK = ((1 << 0) | (1 << 5), (1 << 7) | (1 << 12))
 
 
 class GameMode(Mode):
-    """A mode of the game in progress: the board shows the counts (draw), the gestures
-    of a game (on_event); a mode adds its taps (tap) and its lights (overlay)."""
+    """A mode of the game in progress: the gestures of a game (on_event), the counts
+    (draw); a mode adds its taps (tap) and its lights (draw: draw_pits, its own lights,
+    draw_marks)."""
 
     game_frame = True
 
     def on_event(self, app, kind, arg):
         if kind == P.LONG:
             if arg == STORES:
-                toggle(app)
+                app.toggle_menu()
             return
         if kind == P.HOLD:
             if app.single and app.game is not None:
@@ -47,22 +47,9 @@ class GameMode(Mode):
     def tap(self, app, pit):
         app.no(1 << pit)
 
-    def legal(self, app):
-        """The pits lit as playable (board indices, a mask)."""
-        return 0
-
-    def overlay(self, app, px, el, phase):
-        pass
-
-    def draw(self, app, px, el, phase):
-        draw_pits(app, px, self.legal(app), phase)
-        self.overlay(app, px, el, phase)
-        if app.blink_mask and phase:
-            for i in range(14):
-                if app.blink_mask >> i & 1:
-                    px.fill(i, WHITE)
-        if app.show_count_pit >= 0:
-            draw_count_blinks(app, px)
+    def draw(self, app, px, el, phase):  # a mode draws the counts, its lights, the marks
+        draw_pits(app, px, 0, phase)
+        draw_marks(app, px, phase)
 
 
 def draw_pits(app, px, legal, phase):
@@ -90,14 +77,21 @@ def draw_pits(app, px, legal, phase):
         px.count(st, shown[st], GREEN)
 
 
-def draw_count_blinks(app, px):
+def draw_marks(app, px, phase):
+    """Over a mode's lights: the pits a takeback changed blink white; on one-LED builds
+    a held pit blinks its count."""
+    if app.blink_mask and phase:
+        for i in range(14):
+            if app.blink_mask >> i & 1:
+                px.fill(i, WHITE)
     i = app.show_count_pit
-    t = app.since(app.t_count) // 300
-    c = app.shown[i]
-    if t >= 2 * c + 2:
-        app.show_count_pit = -1
-        return
-    px.fill(i, LAPS[0] if t & 1 == 0 and t < 2 * c else (0, 0, 0))
+    if i >= 0:
+        t = app.since(app.t_count) // 300
+        c = app.shown[i]
+        if t >= 2 * c + 2:
+            app.show_count_pit = -1
+            return
+        px.fill(i, LAPS[0] if t & 1 == 0 and t < 2 * c else (0, 0, 0))
 
 
 def chord(app, mask):

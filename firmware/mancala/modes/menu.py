@@ -9,14 +9,18 @@ store starts (docs/PLAYER_GUIDE.md "The menu").
 
 from mancala.hw import pits as P
 from mancala.hw.pixels import GREEN, NORTH, SOUTH, WHITE
-from mancala.modes import MENU, THINK, Mode, put
-from mancala.rules import N_STORE, S_STORE
+from mancala.modes import ACTIVITIES, MENU, Mode, put
+from mancala.rules import N_STORE, S_STORE, get_rules
 
 STORES = (1 << S_STORE) | (1 << N_STORE)
 VARIANT_CHOICES = ("ranok", "mangala", "kalah", "oware", "kalah3", "kalah6")
 HINT_CHOICES = (0, 1, 2, 3, 5, 9)
+# the settings (ITEMS below); "play" is added with activities (App, at its start)
+DEFAULTS = {"variant": "kalah", "opponent": 2, "starter": 0, "coaching": 1, "hints": 3,
+            "brightness": 1, "quick": 0}  # type: dict
 # Menu items: (settings key, the board index of the item's pit, colour).  Items may share
-# a pit: a tap on it selects the first, a tap again the next (activities, add_activity).
+# a pit: a tap on it selects the first, a tap again the next (the "play" item of the
+# activities, modes.add_activity, shares the South store with "quick").
 ITEMS = [
     ("variant", 0, (255, 170, 90)),
     ("opponent", 1, NORTH),
@@ -26,26 +30,95 @@ ITEMS = [
     ("brightness", 5, WHITE),
     ("quick", S_STORE, (0, 255, 210)),
 ]
-DEFAULTS = {"variant": "kalah", "opponent": 2, "starter": 0, "coaching": 1, "hints": 3,
-            "brightness": 1, "quick": 0}  # type: dict
-# What the North store may start besides a new game: (mode number, colour), choices 1..
-# of the "play" item (0: the game).  Empty on a build without puzzles or a course.
-ACTIVITIES = []  # type: list
 PLAY_COLOUR = (255, 255, 120)
+if ACTIVITIES:  # (modes.add_activity): the "play" item chooses what the North store starts
+    ITEMS.append(("play", S_STORE, PLAY_COLOUR))
 
 
-def add_activity(number, colour=None):
-    """List mode `number` in the menu: a choice of the "play" item (on the South store,
-    after "quick"), which the North store's tap then starts.  At import, before the App
-    is built (its settings are read with DEFAULTS)."""
-    for a in ACTIVITIES:
-        if a[0] == number:
-            return
-    ACTIVITIES.append((number, colour or PLAY_COLOUR))
-    if "play" not in DEFAULTS:
-        ITEMS.append(("play", S_STORE, PLAY_COLOUR))
-        DEFAULTS["play"] = 0
+# -- the settings and a new game (the boot's and the menu's: a game need not hold them)
 
+def apply_settings(app):
+    """Settings out of range (a file edited by hand) fall back to the defaults."""
+    s = app.settings
+    if s["variant"] not in VARIANT_CHOICES:
+        s["variant"] = DEFAULTS["variant"]
+    if s["hints"] not in HINT_CHOICES:
+        s["hints"] = DEFAULTS["hints"]
+    for key in ("opponent", "starter", "coaching", "brightness", "quick", "play"):
+        if key not in s:
+            continue
+        if not 0 <= s[key] < choices(app, key):
+            s[key] = DEFAULTS[key] if DEFAULTS[key] < choices(app, key) else 0
+    app.px.set_level(s["brightness"])
+
+def save_settings(app):
+    app.saved(app.store_call(app.store.save, "settings.json", app.settings))
+
+def need_engine(app, rules=None):
+    """The engine for `rules` (the game's): kept while the variant stays."""
+    if rules is None:
+        rules = app.game.rules
+    if app.engine_cls is None:
+        return
+    if app.engine is not None and app.engine.rules is rules:
+        return
+    release = getattr(app.engine, "release", None)
+    if release is not None:
+        release()  # its table and keys go to the new one: nothing big allocated again
+    app.engine = None  # the old one released before the new one is built
+    try:
+        import gc
+
+        gc.collect()
+    except ImportError:  # pragma: no cover
+        pass
+    app.engine = app.engine_cls(rules, tt_bits=app.profile["tt_bits"],
+                                  seed=app.rng.next() & 0xFFFF)
+    open_tables(app)
+
+
+def open_tables(app):
+    """Give the engine the endgame table of its rules, if the flash has a good
+    one (docs/TABLEBASE.md); a missing or damaged one is said on the console
+    and the board plays on without it."""
+    set_table = getattr(app.engine, "set_table", None)
+    opener = getattr(app.store.fs, "open_read", None)
+    if set_table is None or opener is None:
+        return
+    old = app.engine.table
+    if old is not None:
+        old.close()
+    name = app.engine.rules.name
+    path = "/tables/" + name + ".tb"  # tablebase.board_path(): the module is
+    try:  # imported only when there is a table (its code costs heap)
+        opener(path).close()
+    except OSError:
+        app.log("tables: no %s; playing on without it" % path)
+        return
+    from mancala import tablebase
+
+    set_table(tablebase.open_table(path, name, log=app.log, opener=opener))
+
+def new_game(app):
+    s = app.settings
+    rules = get_rules(s["variant"])
+    side = s["starter"]
+    if side == 2:
+        side = app.rng.next() & 1
+    app.game = app.session_game  # its buffers reused: a session allocates them once
+    app.game.reset(rules, rules.start(side))
+    opp = s["opponent"]
+    last = app.meta["number"] if app.meta is not None else 0
+    app.meta = {"number": app.store.next_game_number(last),
+                 "human": 3 if opp == 0 else 1, "level": opp, "hints": s["hints"]}
+    need_engine(app)
+    app.save_game()
+    app.pause = 0
+    # an abandoned game's may carry the same number
+    app.saved(app.store_call(app.store.remove, "pause.json"))
+    app.refresh()
+    app.hint_pit = -1
+    app.set_mode(app.turn_mode())
 
 def first_on(pit):
     """The first item on `pit` (items may share a pit)."""
@@ -68,7 +141,6 @@ def choices(app, key):
         return 1 + len(ACTIVITIES)
     return 2
 
-
 def choice(app, key):
     v = app.settings[key]
     if key == "variant":
@@ -76,19 +148,6 @@ def choice(app, key):
     if key == "hints":
         return HINT_CHOICES.index(v) if v in HINT_CHOICES else -1
     return v
-
-
-def toggle(app):
-    """Both stores held: the menu (a new game), or from the menu back to the game."""
-    if app.mode == MENU:
-        if app.game is not None and not app.game.over:
-            app.refresh()
-            app.set_mode(app.turn_mode())
-        return
-    if app.engine is not None and app.mode == THINK:
-        app.engine.stop()
-    app.item = 0
-    app.set_mode(MENU)
 
 
 class Menu(Mode):
@@ -99,18 +158,18 @@ class Menu(Mode):
     def on_event(self, app, kind, arg):
         if kind == P.LONG:
             if arg == STORES:
-                toggle(app)
+                app.toggle_menu()
         elif kind == P.TAP:
             self.tap(app, arg)
 
     def tap(self, app, pit):
         if pit == N_STORE:
-            app.save_settings()
+            save_settings(app)
             play = app.settings.get("play", 0)
             if play and play <= len(ACTIVITIES):
                 app.set_mode(ACTIVITIES[play - 1][0])
             else:
-                app.new_game()
+                new_game(app)
             return
         first = -1
         for k in range(len(ITEMS)):
@@ -140,8 +199,8 @@ class Menu(Mode):
             s[key] = HINT_CHOICES[c]
         else:
             s[key] = c
-        app.apply_settings()
-        app.save_settings()
+        apply_settings(app)
+        save_settings(app)
         app.dirty = True
 
     def draw(self, app, px, el, phase):

@@ -9,8 +9,7 @@ from mancala.game import END_AGREEMENT, END_REPETITION
 from mancala.hw.pixels import AMBER, NORTH, SOUTH, WHITE
 from mancala.modes import ANIM, GRADE, OVER_, PAUSE_SOWING, SELECT, SOW, put
 from mancala.modes.coach import early_grade, finish_grade, start_grade
-from mancala.modes.game import SIDE_COLOURS, GameMode
-from mancala.modes.menu import toggle
+from mancala.modes.game import SIDE_COLOURS, GameMode, draw_marks, draw_pits
 from mancala.rules import CAPTURED, EXTRA, MASK, N_STORE, OVER, S_STORE
 
 # -- a move, stone by stone -----------------------------------------------------------
@@ -90,8 +89,9 @@ class Select(GameMode):
             app.hint_pit = app.game.side * 7 + app.engine.best_move
             app.dirty = True
 
-    def legal(self, app):
-        return app.game.pos[MASK] << (app.game.side * 7)
+    def draw(self, app, px, el, phase):
+        draw_pits(app, px, app.game.pos[MASK] << (app.game.side * 7), phase)
+        draw_marks(app, px, phase)
 
 
 class Sow(GameMode):
@@ -112,12 +112,13 @@ class Sow(GameMode):
         if app.settings["quick"] and el >= app.QUICK_MS:
             drop_stone(app)
 
-    def overlay(self, app, px, el, phase):
+    def draw(self, app, px, el, phase):
+        draw_pits(app, px, 0, phase)
         tgt = app.sow_path[app.sow_i]
         px.count(tgt, app.shown[tgt], WHITE)
         if app.shown[tgt] >= app.spans[tgt][1] and phase:
             px.fill(tgt, WHITE)
-
+        draw_marks(app, px, phase)
 
 class Anim(GameMode):
     """A capture (the pits flash in the mover's colour), an extra turn (dots run round
@@ -132,7 +133,8 @@ class Anim(GameMode):
         if not app.grading and (el >= app.ANIM_MS or not (app.flags or app.game.end)):
             after_anim(app)
 
-    def overlay(self, app, px, el, phase):
+    def draw(self, app, px, el, phase):
+        draw_pits(app, px, 0, phase)
         f = app.flags
         col = SIDE_COLOURS[app.anim_side]
         store = app.anim_side * 7 + 6
@@ -145,7 +147,7 @@ class Anim(GameMode):
             px.dot(store, el // 80 + 1, col)
         if f & OVER and phase:
             px.fill(store, col)
-
+        draw_marks(app, px, phase)
 
 class Over(GameMode):
     """The end: every pit in the winner's colour (both alternate: a draw; amber blinks:
@@ -155,9 +157,10 @@ class Over(GameMode):
     animated = True
 
     def tap(self, app, pit):
-        toggle(app)
+        app.toggle_menu()
 
-    def overlay(self, app, px, el, phase):
+    def draw(self, app, px, el, phase):
+        draw_pits(app, px, 0, phase)
         g = app.game
         w = g.winner()
         for i in range(14):
@@ -173,7 +176,7 @@ class Over(GameMode):
         # the stores keep their final counts, in the winner's background
         px.count(S_STORE, app.shown[S_STORE], SOUTH)
         px.count(N_STORE, app.shown[N_STORE], NORTH)
-
+        draw_marks(app, px, phase)
 
 put(SELECT, Select())
 put(SOW, Sow())

@@ -8,7 +8,8 @@ of this variant, shows in the South store at each verdict.
 """
 
 from mancala import puzzles as PZ
-from mancala.modes import add
+from mancala.modes import put
+from mancala.modes.activities import PUZZLE
 from mancala.modes.trainer import Trainer
 
 
@@ -53,4 +54,4 @@ class Puzzle(Trainer):
         return PZ.score(self.prog, self.variant, self.total)[0]
 
 
-PUZZLE = add(Puzzle())
+put(PUZZLE, Puzzle())

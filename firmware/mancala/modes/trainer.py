@@ -28,7 +28,8 @@ import sys
 from mancala import puzzles as PZ
 from mancala.hw import pits as P
 from mancala.hw.pixels import GREEN, NORTH, RED, SOUTH, WHITE
-from mancala.modes import MENU, MODES, NAMES, Mode
+from mancala import modes as M
+from mancala.modes import MENU, Mode
 from mancala.rules import MASK, N_STORE, POS_LEN, S_STORE, get_rules
 
 STORES = (1 << S_STORE) | (1 << N_STORE)
@@ -41,24 +42,21 @@ LINE_STEP_MS = 700  # one ply of the line shown
 
 
 def leave(app):
-    """From a puzzle or a lesson to the menu; on the board the activities' code and
-    state are let go: the stand-ins back in MODES, the modules dropped."""
+    """From a puzzle or a lesson to the menu; on the board their code and state are let
+    go (the menu's and the game's modules come back when their modes do)."""
+    M.forget("puzzle")
+    M.forget("course")
     if sys.implementation.name == "micropython":  # (the PC keeps them: tests re-import)
-        from mancala.modes import activities
-
-        for s in activities.STAND_INS:
-            MODES[NAMES.index(s.name)] = s
         import mancala
-        from mancala import modes
 
-        for name in ("mancala.modes.puzzle", "mancala.modes.course", "mancala.modes.trainer",
-                     "mancala.puzzles", "mancala.lessons"):
-            sys.modules.pop(name, None)
-            parent, _, short = name.rpartition(".")
-            try:
-                delattr(modes if parent == "mancala.modes" else mancala, short)
-            except (AttributeError, KeyError):  # (MicroPython: KeyError)
-                pass
+        for name in ("trainer", "puzzles", "lessons"):
+            full = ("mancala.modes." if name == "trainer" else "mancala.") + name
+            if full in sys.modules:
+                sys.modules.pop(full)
+                try:
+                    delattr(M if name == "trainer" else mancala, name)
+                except (AttributeError, KeyError):  # (MicroPython: KeyError)
+                    pass
     app.item = 0
     app.set_mode(MENU)
 
@@ -123,6 +121,9 @@ class Trainer(Mode):
     # -- the mode --------------------------------------------------------------------
 
     def enter(self, app):
+        for group in M.GROUPS:  # on the board: the menu's and the game's code let go
+            for module in group:
+                M.forget(module)
         self.variant = base_variant(app.settings["variant"])
         self.rules = get_rules(self.variant)
         self.total = self.count()
