@@ -124,10 +124,9 @@ def run(puzzle, heap):
 
 
 def test_puzzles_and_the_course_leave_their_room_to_the_game():
-    # the held heap after a collection does not depend on the cap: a roomy one here
-    # (the least heap a whole session needs, with and without them: `python
-    # tests/test_unix_puzzle_heap.py`, docs/PUZZLES.md)
-    heap = 1024 * 1024
+    # both runs under the esp32's cap (host_tools/session.py); the least heap each needs:
+    # `python tests/test_unix_puzzle_heap.py` (docs/PUZZLES.md)
+    heap = session.cap_for("esp32")[0]
     plain = run(False, heap)
     pz = run(True, heap)
     print("menu %d B, in a puzzle/lesson %d (+%d), menu after %d, game %d, game peak %d "
@@ -136,7 +135,7 @@ def test_puzzles_and_the_course_leave_their_room_to_the_game():
               pz["menu_after"], pz["game"], pz["game_peak"], plain["game"],
               plain["game_peak"]))
     assert pz["modules_left"] == []  # dropped on leaving
-    assert pz["menu"] == plain["menu"]  # the stand-ins are all a game carries of them
+    assert pz["menu"] == plain["menu"]  # activities.py is all a game carries of them
     # what stays: the names MicroPython interned when it loaded their code (qstrs are
     # never freed) and puzzle.json in the fake flash (in RAM here): about 2 KB on this
     # 64-bit build, once; their code and state (~16 KB here) are gone

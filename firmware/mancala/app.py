@@ -40,8 +40,8 @@ from mancala.modes import (  # noqa: F401 - mancala.app.SELECT..., and a session
     SHOW,
     SOW,
     THINK,
+    activities,  # the puzzles and the course: numbers and menu, no code
 )
-from mancala.modes import activities  # the puzzles and the course: numbers and menu, no code
 from mancala.notation import format_record
 from mancala.rules import MASK, N_STORE, S_STORE
 
@@ -163,7 +163,7 @@ class App:
         self.frame_no = 0
         self.t_frame = clock.now()
         self.dirty = True
-        self.boot_codes = []  # blink codes still to show
+        self.boot_codes = []  # type: list  # blink codes still to show
         self.unsaved = False  # the last save failed: the game goes on in memory
         self.t_unsaved = 0  # when the full-flash code last began
         self.item = 0

@@ -25,10 +25,10 @@ the person sets the position up again.
 
 import sys
 
+from mancala import modes as M
 from mancala import puzzles as PZ
 from mancala.hw import pits as P
 from mancala.hw.pixels import GREEN, NORTH, RED, SOUTH, WHITE
-from mancala import modes as M
 from mancala.modes import MENU, Mode
 from mancala.rules import MASK, N_STORE, POS_LEN, S_STORE, get_rules
 
