@@ -124,7 +124,7 @@ b.hold(("SS", "NS"), 3000)
 print("GAME", held(), b.mode())
 '''
     out = mpunix.run(code, mpy=True, mounts=[(fakes, "/lib")]).split("\n")
-    assert out[0] == "MENU menu"
-    assert out[1] == "GAME coach game play"
-    assert out[2] == "MENU menu menu"
-    assert out[3] == "GAME coach game play select"
+    assert out[0] == "MENU activities menu"  # (activities: the puzzles' numbers, no code)
+    assert out[1] == "GAME activities coach game play"
+    assert out[2] == "MENU activities menu menu"
+    assert out[3] == "GAME activities coach game play select"

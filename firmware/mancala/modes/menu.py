@@ -120,6 +120,11 @@ def new_game(app):
     app.hint_pit = -1
     app.set_mode(app.turn_mode())
 
+# 1: the last tap selected an item (a shared pit's next tap then selects the next item);
+# a byte, not an attribute: setting one on the singleton would build its dict
+AGAIN = bytearray(1)
+
+
 def first_on(pit):
     """The first item on `pit` (items may share a pit)."""
     for k in range(len(ITEMS)):
@@ -153,7 +158,6 @@ def choice(app, key):
 class Menu(Mode):
     name = "menu"
     animated = True  # the North store blinks: start
-    again = False  # the last tap selected an item (a shared pit's next tap: the next item)
 
     def on_event(self, app, kind, arg):
         if kind == P.LONG:
@@ -176,16 +180,16 @@ class Menu(Mode):
             if ITEMS[k][1] == pit:
                 if first < 0:
                     first = k
-                if k > app.item and ITEMS[app.item][1] == pit and self.again:
+                if k > app.item and ITEMS[app.item][1] == pit and AGAIN[0]:
                     app.item = k  # tapped again, no choice between: the next item
                     app.dirty = True
                     return
         if first >= 0:
             app.item = first
-            self.again = True
+            AGAIN[0] = 1
             app.dirty = True
             return
-        self.again = False  # a choice: the item's pit selects its first item again
+        AGAIN[0] = 0  # a choice: the item's pit selects its first item again
         key = ITEMS[app.item][0]
         n = choices(app, key)
         c = pit - 7
