@@ -223,6 +223,7 @@ LAZY = {
     "analyse": ("host_tools.board_games", "analyse_main"),
     "flash": ("host_tools.flash_micropython", "flash_main"),
     "tablebase": ("host_tools.tablebase", "main"),
+    "puzzles": ("host_tools.puzzles", "main"),
 }
 
 HELP = """usage: mancala COMMAND ...
@@ -236,6 +237,7 @@ engine:  engine                        the engine's line protocol (docs/ENGINE.m
          match A B [--variant V] [--games N]   a match between two players
          bench                         node rates, heap, seconds per move on a Pico
          tablebase build|verify|probe|perfect|bench   endgame tables (make tablebase)
+         puzzles generate|verify|show  the board's puzzles (make puzzles)
 board:   sim [--headless]              the simulated board (make play)
          deploy | pull | analyse RECORD|FILE|- | flash   update a board, grade its games
 Every error is one line on stderr, `mancala COMMAND: error: ...`; the exit status is

@@ -54,6 +54,16 @@ def _copy(host, dest):
         shutil.copy(host, dest)
 
 
+def _copy_data(pkg, dest):
+    """The package's files that are not Python (the puzzles' data), as deploy sends them."""
+    for folder, dirs, names in os.walk(pkg):
+        dirs[:] = [d for d in dirs if d != "__pycache__" and not d.startswith(".")]
+        for n in names:
+            if not n.endswith((".py", ".pyc", ".pyi")) and not n.startswith("."):
+                src = os.path.join(folder, n)
+                _copy(src, os.path.join(dest, os.path.relpath(src, pkg)))
+
+
 def lay_out(root, mounts=(), mpy=False, firmware=None):
     """The firmware at root/lib/mancala (.py or .mpy), then each mount under root.
     `firmware`: another firmware folder (holding mancala/) than this tree's."""
@@ -66,6 +76,7 @@ def lay_out(root, mounts=(), mpy=False, firmware=None):
         failures = compile_tree(lib, root=firmware)
         if failures:
             raise MicroPythonError("mpy-cross failed: %r" % (failures,))
+        _copy_data(os.path.join(firmware, "mancala"), os.path.join(lib, "mancala"))
         for stray in ("main.mpy", "boot.mpy"):  # the device entry points stay out of /lib
             p = os.path.join(lib, stray)
             if os.path.exists(p):

@@ -43,7 +43,7 @@ PIT_NAMES = ("S1", "S2", "S3", "S4", "S5", "S6", "SS", "N1", "N2", "N3", "N4", "
 PIT_KEYS = tuple(KEYS_S) + ("j",) + tuple(KEYS_N) + ("`",)
 MAX_MS = 600000  # the longest press, wait or until of a headless script (10 board minutes)
 HEADLESS_MODES = ("boot", "menu", "select", "sow", "think", "show", "anim", "grade", "blunder",
-                  "over", "sensor_test", "led_test", "error")
+                  "over", "sensor_test", "led_test", "error", "puzzle", "course")
 
 
 class SimError(Exception):
@@ -326,10 +326,39 @@ MENU_VALUES = {
     "hints": ("0", "1", "2", "3", "5", "9"),
     "brightness": ("lowest", "low", "high", "highest"),
     "quick": ("guided", "quick"),
+    "play": ("a game", "puzzles", "the course"),
 }
 MENU_LABELS = {"variant": "variant", "opponent": "opponent", "starter": "who starts",
                "coaching": "coaching", "hints": "hints", "brightness": "brightness",
-               "quick": "sowing"}
+               "quick": "sowing", "play": "play"}
+
+
+def _trainer_lines(app, name):
+    """A puzzle or a lesson (modes/trainer.py): its stage in words."""
+    from mancala.modes import MODES
+    from mancala.modes import trainer as T
+
+    m = MODES[app.mode]
+    what = "puzzle %d of %d" % (m.number, m.total) if name == "puzzle" else \
+        "lesson %d of %d: %s" % (m.number, m.total, m.lesson.title if m.lesson else "")
+    lines = ["%s (%s), %s" % (what, m.variant, "score %d" % m.score())]
+    if m.stage == T.SETUP:
+        todo = [PIT_KEYS[i] for i in range(14) if m.need() >> i & 1 and not m.confirmed >> i & 1]
+        lines.append("set up: put the blinking counts in and press each pit's key (%s)"
+                     % " ".join(todo))
+    elif m.stage == T.PLAY:
+        lines.append("your move: press a glowing pit's key (%s)" % " ".join(
+            PIT_KEYS[k] for k in range(6) if m.offered() >> k & 1))
+    elif m.stage == T.SOWING:
+        lines.append("sow: drop one stone into the white pit %s and press its key"
+                     % _key_of(m.path[m.sow_i]))
+    else:
+        lines.append("%s; any key goes on%s" % (
+            "right" if m.right else "wrong: the refutation blinks" if name == "puzzle"
+            else "wrong: the green pits would have done it",
+            "" if m.right or name != "puzzle" else ", ` skips the puzzle"))
+    lines.append("m (hold both stores) for the menu")
+    return lines
 
 
 def _key_of(i):
@@ -372,6 +401,8 @@ def explain(board):
             "%s=%s%s" % (PIT_KEYS[7 + c], v, "*" if c == app.choice(key) else "")
             for c, v in enumerate(vals)))
         return lines
+    if A.MODE_NAMES[mode] in ("puzzle", "course"):
+        return _trainer_lines(app, A.MODE_NAMES[mode])
     g = app.game
     if g is None:
         return ["no game: hold both stores (m) for the menu"]

@@ -33,13 +33,14 @@ FAKE_MODULES = ("machine.py", "neopixel.py", "board.py", "memfs.py")
 
 
 def python_bundle():
-    """{VM path: source} for every Python file the page's VM imports."""
+    """{VM path: source} for every Python file the page's VM imports, and the
+    firmware's data files (the puzzles: mancala/data/*.txt)."""
     files = {}
     for folder, _dirs, names in sorted(os.walk(FIRMWARE_PKG)):
         if "__pycache__" in folder:
             continue
         for n in sorted(names):
-            if n.endswith(".py"):
+            if n.endswith((".py", ".txt")):
                 rel = os.path.relpath(os.path.join(folder, n), FIRMWARE_PKG).replace(os.sep, "/")
                 with open(os.path.join(folder, n), encoding="utf-8") as f:
                     files["/lib/mancala/" + rel] = f.read()

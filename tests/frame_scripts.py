@@ -361,6 +361,60 @@ SCRIPTS = {
         fault 2.0 kept failing
         ticks 60 50
     """),
+    # issue 15, added with the puzzles and the course (recorded from that code)
+    "puzzle": ("pico_buttons", _s(variant="kalah"), None, None, (), """
+        until menu 5000
+        tap SS          # the quick item
+        tap SS          # again: the play item
+        tap N2          # puzzles
+        tap NS          # start: kalah puzzle 1, 2,1,1,5,9,0,15,0,0,1,1,1,1,11
+        tap N1          # empty: red flash
+        tap S1
+        tap S2
+        tap S3
+        powercut        # the ticks survive
+        tap S4
+        tap S5
+        tap SS
+        tap N3
+        tap N4
+        tap N5
+        tap N6
+        tap NS
+        tap N2          # not offered: red
+        tap S1          # the answer
+        tap S2
+        tap S3
+        wait 4000       # the verdict, then the line
+        tap S1          # the next puzzle
+        chord SS NS 3000 # the menu
+        wait 400
+    """),
+    "course": ("pico_hall", _s(variant="oware", quick=1), None, None, (), """
+        until menu 5000
+        tap SS
+        tap SS
+        tap N3          # the course: oware lesson 1, the start position
+        tap NS
+        tap S1
+        tap S2
+        tap S3
+        tap S4
+        tap S5
+        tap S6
+        tap N1
+        tap N2
+        tap N3
+        tap N4
+        tap N5
+        tap N6
+        tap S3          # not the lit pit: red
+        tap S1          # sown by the board (quick)
+        wait 2500
+        tap S1          # lesson 2
+        chord SS NS 3000
+        wait 400
+    """),
 }
 
 

@@ -125,7 +125,8 @@ b.hold(("SS", "NS"), 3000)
 print("MENU", held(), b.mode())
 '''
     out = mpunix.run(code, mpy=True, mounts=[(fakes, "/lib")]).split("\n")
-    assert out[0] == "TEST menu power_on led_test"
-    assert out[1] == "MENU menu menu"
-    assert out[2] == "GAME coach game menu play"
-    assert out[3] == "MENU coach game menu play menu"
+    # (activities: the puzzles' and the course's menu entries, no code)
+    assert out[0] == "TEST activities menu power_on led_test"
+    assert out[1] == "MENU activities menu menu"
+    assert out[2] == "GAME activities coach game menu play"
+    assert out[3] == "MENU activities coach game menu play menu"

@@ -47,7 +47,9 @@ def test_the_north_store_starts_a_new_game_or_the_chosen_activity(app, monkeypat
 
 
 def test_items_sharing_a_pit_are_chosen_by_tapping_it_again(app, monkeypatch):
-    items = list(menu.ITEMS) + [("play", 6, (1, 2, 3))]
+    items = list(menu.ITEMS)
+    if "play" not in [k for k, _, _ in items]:  # (a build with activities has it already)
+        items.append(("play", 6, (1, 2, 3)))
     monkeypatch.setattr(menu, "ITEMS", items)
     app.settings["play"] = 0
     m = mode(M.MENU)

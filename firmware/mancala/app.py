@@ -42,6 +42,7 @@ from mancala.modes import (  # noqa: F401 - mancala.app.SELECT..., and a session
     SHOW,
     SOW,
     THINK,
+    activities,  # the puzzles and the course: numbers and menu, no code
 )
 from mancala.notation import format_record
 from mancala.rules import MASK, N_STORE, S_STORE
@@ -165,7 +166,7 @@ class App:
         self.frame_no = 0
         self.t_frame = clock.now()
         self.dirty = True
-        self.boot_codes = []  # blink codes still to show
+        self.boot_codes = []  # type: list  # blink codes still to show
         self.unsaved = False  # the last save failed: the game goes on in memory
         self.t_unsaved = 0  # when the full-flash code last began
         self.item = 0
@@ -177,6 +178,8 @@ class App:
         from mancala.modes.boot import start  # the boot's code (dropped once it is over)
 
         start(self, storage, log)
+        if self.mode == BOOT and not self.boot_codes:
+            activities.resume(self)  # a puzzle or a lesson under way when the power went
 
     # -- settings and the saved game -------------------------------------------
 

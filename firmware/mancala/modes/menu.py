@@ -120,6 +120,19 @@ def new_game(app):
     app.hint_pit = -1
     app.set_mode(app.turn_mode())
 
+# 1: the last tap selected an item (a shared pit's next tap then selects the next item);
+# a byte, not an attribute: setting one on the singleton would build its dict
+AGAIN = bytearray(1)
+
+
+def first_on(pit):
+    """The first item on `pit` (items may share a pit)."""
+    for k in range(len(ITEMS)):
+        if ITEMS[k][1] == pit:
+            return k
+    return -1
+
+
 def choices(app, key):
     if key == "variant" or key == "hints":
         return 6
@@ -167,14 +180,16 @@ class Menu(Mode):
             if ITEMS[k][1] == pit:
                 if first < 0:
                     first = k
-                if k > app.item and ITEMS[app.item][1] == pit:  # tapped again: the next
-                    app.item = k
+                if k > app.item and ITEMS[app.item][1] == pit and AGAIN[0]:
+                    app.item = k  # tapped again, no choice between: the next item
                     app.dirty = True
                     return
         if first >= 0:
             app.item = first
+            AGAIN[0] = 1
             app.dirty = True
             return
+        AGAIN[0] = 0  # a choice: the item's pit selects its first item again
         key = ITEMS[app.item][0]
         n = choices(app, key)
         c = pit - 7
@@ -195,8 +210,9 @@ class Menu(Mode):
     def draw(self, app, px, el, phase):
         for k in range(len(ITEMS)):
             key, pit, col = ITEMS[k]
-            if k == app.item or ITEMS[app.item][1] != pit:  # a shared pit: the chosen one's
-                px.fill(pit, col, 1 if k == app.item else 6)
+            if k == app.item or ITEMS[app.item][1] != pit and first_on(pit) == k:
+                px.fill(pit, col, 1 if k == app.item else 6)  # a shared pit: the chosen
+                # item's colour, else its first item's
         key, _, col = ITEMS[app.item]
         cur = choice(app, key)
         for c in range(choices(app, key)):
