@@ -192,6 +192,18 @@ def load(number):
     return m
 
 
+def forget(module):
+    """On the board, drop a family's module (its modes' slots emptied: load() imports
+    it again); the PC keeps them (tests import them again and again).  An activity
+    (a puzzle, a lesson) lets the menu's and the game's code go this way: it runs alone,
+    and what it spikes on the way back stays under the one game's peak (PUZZLES.md)."""
+    if sys.implementation.name != "micropython":
+        return
+    name = "mancala.modes." + module
+    if name in sys.modules:
+        _drop(module, name)
+
+
 def forget_others(number):
     """On the board, drop the modules of every group but mode `number`'s (GROUPS; set_mode:
     nothing allocated when there is nothing to drop)."""
@@ -213,5 +225,5 @@ def _drop(module, name):
     sys.modules.pop(name)
     try:
         delattr(sys.modules["mancala.modes"], module)
-    except AttributeError:
+    except (AttributeError, KeyError):  # (MicroPython raises KeyError)
         pass

@@ -37,6 +37,9 @@ SETUP = 0
 PLAY = 1
 SOWING = 2
 VERDICT = 3
+# The modules a puzzle or a lesson lets go on the board (the boot's and the tests' are
+# gone already, modes.GROUPS): they come back when their modes do.
+ACTIVITY_DROPS = ("boot", "menu", "power_on", "play", "coach", "computer", "game")
 VERDICT_MS = 1500  # the verdict's colour before the line begins
 LINE_STEP_MS = 700  # one ply of the line shown
 
@@ -121,9 +124,8 @@ class Trainer(Mode):
     # -- the mode --------------------------------------------------------------------
 
     def enter(self, app):
-        for group in M.GROUPS:  # on the board: the menu's and the game's code let go
-            for module in group:
-                M.forget(module)
+        for module in ACTIVITY_DROPS:  # on the board: the menu's and the game's code let go
+            M.forget(module)
         self.variant = base_variant(app.settings["variant"])
         self.rules = get_rules(self.variant)
         self.total = self.count()
