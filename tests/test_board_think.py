@@ -8,7 +8,7 @@ from board_helpers import board, start
 
 from host_tools.fakes.board import index
 from mancala import app as A
-from mancala.engine import MASTER_NODES, PICO_NODES_PER_S
+from mancala.engine import MASTER_NODES, PICO_QUIESCE_NODES_PER_S
 
 
 def to_think(variant="kalah", profile="pico_buttons", **kw):
@@ -56,8 +56,8 @@ def test_master_thinks_about_two_seconds_of_board_time():
     b = to_think("kalah", "pico_buttons")
     ms, engine_ms, _, _ = one_think(b)
     assert 1900 <= ms <= 2100, ms  # its deadline (MASTER_MS) and the turn it ends in
-    # it spent the time searching: ~88% of 2 s at a Pico's kalah rate
-    assert b.nodes >= 0.85 * 2 * PICO_NODES_PER_S["kalah"]
+    # it spent the time searching: ~88% of 2 s at a Pico's kalah rate (with quiescence)
+    assert b.nodes >= 0.85 * 2 * PICO_QUIESCE_NODES_PER_S["kalah"]
     assert b.nodes > 2 * MASTER_NODES["kalah"] // 3
 
 
@@ -91,6 +91,74 @@ def test_press_lights_within_40_ms_while_the_computer_thinks():
         t = b.clock.now() + 3 + 7 * presses % 19
     assert presses >= 5
     assert worst <= 40, worst
+
+
+PITS = ("S4", "S2", "S6", "S1", "S5", "S3")  # the person's row
+
+
+def touch_latencies(profile, presses=8):
+    """While the computer thinks, pits pressed and released at odd moments of the
+    loop turns: the worst (press -> first frame lighting it, release -> the poll
+    that reports the tap), in ms of the simulated clock (wire time included)."""
+    from mancala.hw import pits as P
+
+    b = to_think("kalah", profile)
+    i = index(PITS[0])
+    lit = []
+    taps = []
+    pits = b.app.pits
+    poll = pits.poll
+
+    def polled():
+        ev = poll()
+        if any(P.kind(e) == P.TAP for e in ev):
+            taps.append(b.clock.now())
+        return ev
+
+    pits.poll = polled
+    def frame(app):
+        if b.decoded()[1][i] == "white" and pits.raw >> i & 1:
+            lit.append(b.clock.now())
+
+    b.app.on_frame = frame
+    light = tap = n = 0
+    t = b.clock.now() + 7
+    while b.mode() == "think" and n < presses:
+        b.at(t, i, True)
+        del lit[:]
+        while b.clock.now() < t + 100:
+            b.turn()
+        up = b.clock.now() + 3 + 7 * n % 17
+        b.at(up, i, False)
+        del taps[:]
+        while b.clock.now() < up + 80:
+            b.turn()
+        if b.mode() != "think":
+            break
+        assert lit and taps, (lit, taps)
+        light = max(light, lit[0] - t)
+        tap = max(tap, taps[0] - up)
+        n += 1
+        i = index(PITS[n % len(PITS)])  # (a tap while it thinks flashes its pit red)
+        t = b.clock.now() + 5 + 11 * n % 19
+    assert n >= 5
+    return light, tap
+
+
+def test_each_sensor_kind_taps_after_its_own_debounce():
+    """A press lights within 40 ms on every kind of sensor; the tap (the gesture)
+    waits for the kind's debounce: a digital hall switch's or a linear hall
+    sensor's comes a loop turn sooner than a push button's."""
+    from mancala import profiles
+
+    hall = dict(profiles.load("pico_buttons"), switch="hall")
+    got = {k: touch_latencies(p) for k, p in (("button", "pico_buttons"), ("hall", hall),
+                                              ("mux", "pico_hall"))}
+    for light, _ in got.values():
+        assert light <= 40, got
+    assert got["hall"][1] <= 10 + 2 * A.App.FRAME_MS, got
+    assert got["mux"][1] <= 10 + 2 * A.App.FRAME_MS, got
+    assert got["button"][1] >= got["hall"][1] + A.App.FRAME_MS // 2, got
 
 
 # -- pondering --------------------------------------------------------------------------

@@ -432,6 +432,7 @@ def test_frontier_keeps_search_values(variant):
         runs = []
         for use in (True, False):
             eng = Engine(rules)
+            eng.qdepth = 0  # (a search with quiescence makes every leaf: no frontier)
             if not use:
                 eng.frontier = None
             eng.start(pos, nodes=3000)
@@ -506,3 +507,111 @@ def _after_move(rules, pos, pit):
     c = bytearray(pos)
     rules.move(c, pit)
     return c
+
+
+# -- quiescence: the leaves of Master's search play on their captures and extra turns --
+
+def _noisy(rules, pos, pit):
+    """A capture or an extra turn, by where the last stone lands (kalah)."""
+    side = pos[SIDE]
+    own0 = side * 7
+    n = pos[own0 + pit]
+    last = rules.paths[side * 6 + pit][n - 1]
+    if last == own0 + 6:
+        return True
+    return n <= 12 and own0 <= last < own0 + 6 and not pos[last] and pos[12 - last] > 0
+
+
+def _quiet_value(rules, eng, pos, qp):
+    """Reference: the side to move stands pat (the evaluation) or plays a capture or
+    an extra turn, up to eng.qdepth plies on (plain minimax, no pruning)."""
+    side = pos[SIDE]
+    best = evaluate(pos, side, eng.w, 0, rules.paths, eng.ew, eng.xw)
+    if qp >= eng.qdepth:
+        return best
+    for pit in range(6):
+        if pos[MASK] >> pit & 1 and _noisy(rules, pos, pit):
+            c = bytearray(pos)
+            if rules.move(c, pit) & OVER:
+                v = (c[6] - c[13]) * SCALE * (-1 if side else 1)
+            elif c[SIDE] == side:
+                v = _quiet_value(rules, eng, c, qp + 1)
+            else:
+                v = -_quiet_value(rules, eng, c, qp + 1)
+            best = max(best, v)
+    return best
+
+
+def _depth_value(rules, eng, pos, depth):
+    """Reference: minimax to `depth` (extra turns use none), quiescence at the leaves."""
+    side = pos[SIDE]
+    best = -INF
+    for pit in range(6):
+        if not pos[MASK] >> pit & 1:
+            continue
+        c = bytearray(pos)
+        if rules.move(c, pit) & OVER:
+            v = (c[6] - c[13]) * SCALE * (-1 if side else 1)
+        elif c[SIDE] == side:
+            v = _depth_value(rules, eng, c, depth)
+        elif depth <= 1:
+            v = -_quiet_value(rules, eng, c, 0)
+        else:
+            v = -_depth_value(rules, eng, c, depth - 1)
+        best = max(best, v)
+    return best
+
+
+def test_quiescence_scores_the_tree_it_promises(monkeypatch):
+    """Master's kalah search plays on captures and extra turns beyond its horizon:
+    each of its first two iterations scores the root as a plain minimax of that
+    depth whose leaves stand pat or capture (and the node limit stays exact).
+    (Without the cap of QNODES per leaf, which the reference cannot follow.)"""
+    import mancala.engine
+
+    monkeypatch.setattr(mancala.engine, "QNODES", 10 ** 6)
+    rules = get_rules("kalah")
+    rng = random.Random(11)
+    compared = differs = 0
+    for _ in range(25):
+        pos = random_midgame(rules, rng, 4, 40)
+        if pos is None:
+            continue
+        eng = Engine(rules)
+        assert eng.qdepth == 4
+        eng.start(pos, level="master")
+        seen = {}
+        while not eng.step(5):
+            seen[eng.depth] = eng.qscore
+        seen[eng.depth] = eng.qscore
+        assert eng.nodes <= MASTER_NODES["kalah"]
+        for d in (1, 2):
+            if d in seen:
+                want = _depth_value(rules, eng, pos, d)
+                assert seen[d] == want, (list(pos), d)
+                compared += 1
+                eng.qdepth = 0
+                differs += _depth_value(rules, eng, pos, d) != want
+                eng.qdepth = 4
+    assert compared >= 25 and differs >= 3, (compared, differs)
+
+
+def test_lower_levels_and_grades_keep_static_leaves():
+    """Quiescence is Master's (and hints', pondering's): the lower levels search
+    exactly as before (the same moves at the same nodes) and so does the coach."""
+    rules = get_rules("kalah")
+    rng = random.Random(12)
+    for _ in range(10):
+        pos = random_midgame(rules, rng, 2, 30)
+        if pos is None:
+            continue
+        for level in LEVELS[:3]:
+            a, b = Engine(rules, seed=3), Engine(rules, seed=3)
+            b.qdepth = 0
+            assert a.search(pos, level=level) == b.search(pos, level=level)
+            assert (a.nodes, a.qscore, a.depth) == (b.nodes, b.qscore, b.depth)
+        a, b = Engine(rules), Engine(rules)
+        b.qdepth = 0
+        pit = [k for k in range(6) if pos[MASK] >> k & 1][0]
+        assert a.grade(pos, pit, 800) == b.grade(pos, pit, 800)
+        assert (a.nodes, a.depth) == (b.nodes, b.depth)

@@ -127,6 +127,36 @@ class FakePin:
         self.v = v
 
 
+def test_each_sensor_kind_has_its_debounce():
+    """A change must hold the source's debounce: a button's 30 ms, a hall switch's
+    10 ms (read every 10 ms here: a hall switch's press counts one poll after it is
+    seen, a button's three)."""
+    pins = [FakePin(1) for _ in range(14)]
+    clock = ManualClock()
+    button = P.Pits(P.GpioSensors(pins), clock)
+    hall = P.Pits(P.GpioSensors(pins, 10), clock)
+    assert (button.debounce_ms, hall.debounce_ms) == (30, 10)
+    seen = {}
+    pins[4].v = 0
+    for t in range(0, 60, 10):
+        for name, pits in (("button", button), ("hall", hall)):
+            if pits.poll() and name not in seen:
+                seen[name] = t
+        clock.advance(10)
+    assert seen == {"hall": 10, "button": 30}
+    # a one-reading glitch still never counts on a hall switch
+    glitch = P.Pits(P.GpioSensors(pins, 10), clock)
+    pins[4].v = 1
+    clock.advance(10)
+    glitch.poll()
+    pins[4].v = 0
+    clock.advance(5)
+    assert glitch.poll() == []
+    pins[4].v = 1
+    clock.advance(5)
+    assert glitch.poll() == [] and glitch.active() == 0
+
+
 def test_gpio_sensors_are_active_low():
     pins = [FakePin(1) for _ in range(14)]
     g = P.GpioSensors(pins)

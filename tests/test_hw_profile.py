@@ -36,6 +36,10 @@ BAD = [
     (dict(tt_bits=40), "tt_bits"),
     (dict(led_pin=99), "is not a GPIO"),
     (dict(tt_bits=KeyError), "missing key 'tt_bits'"),
+    (dict(switch="reed"), "switch must be 'button' or 'hall'"),
+    (dict(debounce_ms=-1), "debounce_ms must be"),
+    (dict(debounce_ms=500), "debounce_ms must be"),
+    (dict(debounce_ms=12.5), "debounce_ms must be"),
 ]
 
 
@@ -87,3 +91,23 @@ def test_tt_bits_limit_is_what_fits_the_board(name, bits, ok):
     assert (errs == []) == ok, errs
     if not ok:
         assert "tt_bits must be 6..%d" % (11 if name == "esp32" else 14) in errs[0]
+
+
+def test_debounce_comes_from_the_sensor_kind():
+    """Push buttons bounce, digital hall switches and linear hall sensors do not: each
+    kind gets its own debounce, the profile may set its own, and the Pits of a
+    board built from the profile use it."""
+    from mancala.profile import DEBOUNCE_MS, debounce_ms, sensor_kind
+
+    cases = [(broken("pico_buttons"), "button"),
+             (broken("pico_buttons", switch="hall"), "hall"),
+             (broken("pico_hall"), "mux")]
+    assert DEBOUNCE_MS["button"] > DEBOUNCE_MS["hall"]
+    for p, kind in cases:
+        assert validate(p) == []
+        assert sensor_kind(p) == kind
+        b = SimBoard(p, machine, neopixel)
+        assert b.app.pits.debounce_ms == debounce_ms(p) == DEBOUNCE_MS[kind]
+    p = broken("pico_buttons", switch="hall", debounce_ms=0)
+    assert SimBoard(p, machine, neopixel).app.pits.debounce_ms == 0
+    assert "switch must be" in validate(broken("pico_hall", switch="hall"))[0]

@@ -565,13 +565,17 @@ def pick_profile(profile=None):
 
 
 def make_sensors(p, machine):
-    """The profile's pit sensors: GPIO switches or hall sensors behind the mux."""
+    """The profile's pit sensors: GPIO switches or hall sensors behind the mux, with
+    the debounce of their kind (mancala.profile.debounce_ms; Pits takes it)."""
+    from mancala.profile import debounce_ms
+
     if p["sensor"] == "gpio":
         pins = [machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in p["pit_pins"]]
-        return P.GpioSensors(pins)
+        return P.GpioSensors(pins, debounce_ms(p))
     sel = [machine.Pin(n, machine.Pin.OUT) for n in p["mux_select"]]
     adc = machine.ADC(machine.Pin(p["mux_adc"]))
-    return P.MuxSensors(sel, adc, p["mux_channels"], p["hall_threshold"], p["hall_hysteresis"])
+    return P.MuxSensors(sel, adc, p["mux_channels"], p["hall_threshold"], p["hall_hysteresis"],
+                        debounce_ms(p))
 
 
 def build(profile, machine, neopixel, clock, fs=None, engine_cls=None, log=print, seed=None,

@@ -53,11 +53,14 @@ GRADES = ("best", "excellent", "good", "inaccuracy", "mistake", "blunder")
 # charges a node at this rate.
 PICO_FACTOR = 30
 PICO_NODES_PER_S = {"kalah": 1820, "mangala": 1190, "oware": 1380, "ranok": 1120}
+# ... of a search with quiescence (QUIESCE below: Master, hints, pondering), which
+# makes every leaf instead of valuing it from its parent: 0.6x (VM, measured)
+PICO_QUIESCE_NODES_PER_S = {"kalah": 1090}
 # On the board Master thinks MASTER_MS of its clock (its deadline); for reproducible
 # play (tests, matches, the lower levels' scale) its node budget is what a Pico
 # searches in that time.
 MASTER_MS = 2000
-MASTER_NODES = {"kalah": 3200, "mangala": 2100, "oware": 2400, "ranok": 2000}
+MASTER_NODES = {"kalah": 1900, "mangala": 2100, "oware": 2400, "ranok": 2000}
 # Lower levels: a fixed budget (Master's for "master"), and root noise in
 # quarter stones (uniform in [-n, n], drawn from the engine's seed).
 LEVEL_NODES = (20, 70, 250, 0)
@@ -105,6 +108,14 @@ EMPTY_WEIGHT = {"kalah": 5, "oware": 5}
 # ... and per stone of one's own row that its pit's move would sow into the
 # opponent's row, against (oware: such stones feed the opponent).
 EXPORT_WEIGHT = {"oware": 1}
+# Quiescence at the horizon: a leaf's side to move may stand pat (its static value)
+# or play on its captures and extra turns, up to QUIESCE plies beyond the horizon
+# (0: off, leaves are static).  docs/ENGINE.md has the matches that set it.
+QUIESCE = {"kalah": 4}
+QMAX = const(8)  # deepest quiescence ply (buffers made once)
+# The nodes one leaf's quiescence may make (it runs at once, not in slices): 98.6%
+# of Master's kalah leaves need at most 8, the most seen was 38 (35 ms of a Pico).
+QNODES = const(8)
 
 
 class Rng:
@@ -401,6 +412,10 @@ class Engine:
         self.xw = EXPORT_WEIGHT.get(rules.name, 0)
         # children of depth-1 nodes valued without being made (None: made)
         self.frontier = FRONTIERS.get(rules.name)
+        self.qdepth = QUIESCE.get(rules.name, 0)  # quiescence plies at the horizon
+        self.qkids = [bytearray(POS_LEN) for _ in range(QMAX)]
+        self._qleft = 0  # nodes the quiescence may still make (the node limit)
+        self._qplies = 0
         self.half = rules.total // 2
         self.tt_bits = tt_bits
         n = 1 << tt_bits
@@ -504,13 +519,15 @@ class Engine:
         noise = 0
         limit = nodes
         self._use_table = self.table_seeds
+        self._qplies = self.qdepth  # quiescence plies for this search (0: static leaves)
         if level is not None:
             li = LEVELS.index(level) if not isinstance(level, int) else level
             if limit is None:
                 limit = level_nodes(self.rules, li)
             noise = level_noise(self.rules, li)
-            if li < 3:
+            if li < 3:  # the lower levels keep their searches (and mistakes)
                 self._use_table = -1
+                self._qplies = 0
         if limit is None:
             limit = level_nodes(self.rules, 3)
         self.limit = limit
@@ -633,6 +650,7 @@ class Engine:
         self._grade_pos[:] = pos
         self.force = pit
         self.start(pos, nodes=self._grade_nodes, clock=clock)
+        self._qplies = 0  # the frontier's depth grades better than quiescence (docs/ENGINE.md)
 
     def grade_result(self):
         """The grade of the search begun by start_grade() (see grade())."""
@@ -713,6 +731,81 @@ class Engine:
             self.qscore = raw
             self.score = (raw + SCALE // 2) // SCALE
 
+    def _quiesce(self, pos, alpha, beta, qp):
+        """The value of leaf `pos` for its side to move: its static value (stand
+        pat), or better by one of its captures or extra turns, searched the same
+        way up to `qdepth` plies on (fail-soft alpha-beta).  Each child made is a
+        node, taken from `_qleft` (the node limit stays exact).  Buffers: qkids."""
+        side = pos[SIDE]
+        # evaluate(pos, side, ...) written out (a call less per leaf; no threat term:
+        # the quiescence plays the captures themselves)
+        v = (pos[6] - pos[13]) * SCALE + (pos[0] + pos[1] + pos[2] + pos[3] + pos[4] + pos[5]
+                                          - pos[7] - pos[8] - pos[9] - pos[10] - pos[11]
+                                          - pos[12]) * self.w
+        ew = self.ew
+        xw = self.xw
+        if ew or xw:
+            e = 0
+            x = 0
+            for i in range(6):
+                if not pos[i]:
+                    e += 1
+                if not pos[7 + i]:
+                    e -= 1
+                if pos[i] > 5 - i:
+                    x += pos[i] - 5 + i
+                if pos[7 + i] > 5 - i:
+                    x -= pos[7 + i] - 5 + i
+            v -= e * ew + x * xw
+        if side:
+            v = -v
+        if v >= beta or qp >= self._qplies or self._qleft <= 0:
+            return v
+        if v > alpha:
+            alpha = v
+        bv = v
+        own0 = side * 7
+        own = own0 + 6
+        opp0 = 7 - own0
+        paths = self.rules.paths
+        oware = self.vcode == 2
+        mask = pos[MASK]
+        c = self.qkids[qp]
+        move = self._move
+        for pit in range(6):
+            if not mask >> pit & 1:
+                continue
+            cn = pos[own0 + pit]
+            last = paths[side * 6 + pit][cn - 1]
+            if oware:
+                if cn > 11 or not (opp0 <= last < opp0 + 6 and 0 < pos[last] < 3):
+                    continue
+            elif last == own:
+                pass  # an extra turn: the same side plays on
+            elif cn > 12 or not own0 <= last < own or pos[last] or not pos[12 - last]:
+                continue
+            if self._qleft <= 0:
+                break
+            self._qleft -= 1
+            c[:] = pos
+            fl = move(c, pit)
+            if fl & OVER:
+                x = c[6] - c[13]
+                if side:
+                    x = -x
+                x *= SCALE
+            elif c[SIDE] == side:
+                x = self._quiesce(c, alpha, beta, qp + 1)
+            else:
+                x = -self._quiesce(c, -beta, -alpha, qp + 1)
+            if x > bv:
+                bv = x
+                if x > alpha:
+                    alpha = x
+                    if x >= beta:
+                        break
+        return bv
+
     def _hash(self, pos):
         z = self.z
         h = z[pos[0]] ^ z[80 + pos[1]] ^ z[160 + pos[2]] ^ z[240 + pos[3]] \
@@ -763,6 +856,7 @@ class Engine:
         ttd = self.ttd
         tmask = self.tmask
         bits = self.tt_bits
+        z = self.z
         w = self.w
         tw = self.tw
         ew = self.ew
@@ -770,6 +864,10 @@ class Engine:
         static = evaluate
         frontier = self.frontier
         if tw or (xw and frontier is frontier_kalah):  # weights it cannot value
+            frontier = None
+        quiet = self._qplies
+        plain = not (tw or ew or xw)  # the evaluation is stores and rows only
+        if quiet:  # leaves are searched on (quiescence): the frontier cannot
             frontier = None
         half = self.half
         limit = self.limit
@@ -794,7 +892,14 @@ class Engine:
                 tm = 7
                 e = 0
                 if d > 1:  # frontier nodes do without the table (cheaper than hashing)
-                    h = self._hash(pos)
+                    # (the Zobrist key of _hash, written out: a call less per node)
+                    h = z[pos[0]] ^ z[80 + pos[1]] ^ z[160 + pos[2]] ^ z[240 + pos[3]] \
+                        ^ z[320 + pos[4]] ^ z[400 + pos[5]] ^ z[480 + pos[6]] \
+                        ^ z[560 + pos[7]] ^ z[640 + pos[8]] ^ z[720 + pos[9]] \
+                        ^ z[800 + pos[10]] ^ z[880 + pos[11]] ^ z[960 + pos[12]] \
+                        ^ z[1040 + pos[13]]
+                    if pos[SIDE]:
+                        h ^= z[1120]
                     self.hkey[p] = h
                     i = h & tmask
                     e = ttd[i]
@@ -974,7 +1079,29 @@ class Engine:
                     continue
                 elif dep[p] <= 1 or q + 1 >= MAXPLY:
                     self._cut = True
-                    v = static(c, side, w, tw, paths, ew, xw)
+                    if quiet:
+                        a = alpha[p]
+                        b = beta[p]
+                        if p == 0:
+                            a -= bias[pit]
+                            b -= bias[pit]
+                        ql = limit - nodes
+                        if ql > QNODES:  # a leaf's quiescence makes at most QNODES:
+                            ql = QNODES  # a slice ends at most that late
+                        self._qleft = ql
+                        if c[SIDE] == side:
+                            v = self._quiesce(c, a, b, 0)
+                        else:
+                            v = -self._quiesce(c, -b, -a, 0)
+                        nodes += ql - self._qleft
+                    elif plain:  # evaluate() written out (mangala, ranok): a call less
+                        v = (c[6] - c[13]) * SCALE + (c[0] + c[1] + c[2] + c[3] + c[4] + c[5]
+                                                      - c[7] - c[8] - c[9] - c[10] - c[11]
+                                                      - c[12]) * w
+                        if side:
+                            v = -v
+                    else:
+                        v = static(c, side, w, tw, paths, ew, xw)
                 else:
                     a = alpha[p]
                     b = beta[p]

@@ -9,6 +9,28 @@ MCUS = {"rp2040": 29, "esp32": 39}  # highest GPIO number
 # without PSRAM (100-110 KB free) takes 11 (12 KB), not 12; a Pico (240 KB) 14
 # (96 KB), not 15.
 TT_BITS_MAX = {"rp2040": 14, "esp32": 11}
+# What sits under each pit ("switch" of a "gpio" profile; a "mux" board reads linear
+# hall sensors) and how long a raw change must hold before it counts, per kind: a
+# push button's contacts bounce for up to ~10-20 ms, so 30 ms; a digital hall switch
+# (DRV5033: a comparator with hysteresis) and a linear hall sensor behind its
+# threshold + hysteresis do not bounce, so 10 ms only rejects a one-reading glitch
+# (a change then counts at the next poll).  A profile may set "debounce_ms" itself.
+SWITCHES = ("button", "hall")
+DEBOUNCE_MS = {"button": 30, "hall": 10, "mux": 10}
+DEBOUNCE_MAX = 100  # longer and a quick tap would not count
+
+
+def sensor_kind(p):
+    """"button", "hall" (digital hall switches, gpio) or "mux" (linear hall sensors)."""
+    if p["sensor"] == "mux":
+        return "mux"
+    return p.get("switch", "button")
+
+
+def debounce_ms(p):
+    """How long a raw change of a pit sensor must hold to count (ms)."""
+    d = p.get("debounce_ms")
+    return DEBOUNCE_MS[sensor_kind(p)] if d is None else d
 
 
 def _is_int(v):
@@ -78,6 +100,14 @@ def validate(p):
             errs.append("hall_hysteresis must be >= 0 and below hall_threshold")
     else:
         errs.append("sensor must be 'gpio' or 'mux', got %r" % (sensor,))
+    sw = p.get("switch")
+    if sw is not None and (sensor != "gpio" or sw not in SWITCHES):
+        errs.append("switch must be 'button' or 'hall' (what a gpio board has under "
+                    "each pit), got %r" % (sw,))
+    db = p.get("debounce_ms")
+    if db is not None and (not _is_int(db) or not 0 <= db <= DEBOUNCE_MAX):
+        errs.append("debounce_ms must be a whole number of ms, 0..%d, got %r"
+                    % (DEBOUNCE_MAX, db))
     pin("led_pin", p["led_pin"])
     st = p.get("status_led")
     if st is not None:

@@ -298,7 +298,8 @@ class Ranok(Rules):
         self._scratch = bytearray(POS_LEN)
 
     def _sow(self, pos, side, pit):
-        """Sow and capture; no end-of-game rule.  Returns the capture flags."""
+        """Sow and capture; no end-of-game rule.  Returns the capture flags.
+        (move() has it written out; this serves the legal mask's trial sowing.)"""
         own = side * 7
         origin = own + pit  # the sowing, written out (see Kalah.move)
         n = pos[origin]
@@ -414,8 +415,37 @@ class Ranok(Rules):
         return m
 
     def move(self, pos, pit):
+        # _sow written out (a call less per move: the engine's hot path; calls
+        # with big frames are dear on the rp2 port, docs/ENGINE.md)
         side = pos[SIDE]
-        flags = self._sow(pos, side, pit)
+        own = side * 7
+        origin = own + pit
+        n = pos[origin]
+        pos[origin] = 0
+        path = self.paths[side * 6 + pit]
+        for i in range(n):
+            pos[path[i]] += 1
+        last = path[n - 1]
+        opp = 7 - own
+        flags = 0
+        if opp <= last < opp + 6:
+            c = pos[last]
+            if c == 2 or c == 3:
+                pos[last] = 0
+                flags = CAPTURED << last
+                if last > opp:
+                    c2 = pos[last - 1]
+                    if c2 == 2 or c2 == 3:
+                        c += c2
+                        pos[last - 1] = 0
+                        flags |= CAPTURED << (last - 1)
+                if last < opp + 5:
+                    c2 = pos[last + 1]
+                    if c2 == 2 or c2 == 3:
+                        c += c2
+                        pos[last + 1] = 0
+                        flags |= CAPTURED << (last + 1)
+                pos[own + 6] += c
         pos[SIDE] = side ^ 1
         if pos[S_STORE] >= 25 or pos[N_STORE] >= 25:
             pos[MASK] = 0

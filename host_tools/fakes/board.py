@@ -13,7 +13,7 @@ them: a turn every FRAME_MS, sleeping what is left after its work.
 """
 
 from mancala import app as A
-from mancala.engine import PICO_NODES_PER_S, Engine
+from mancala.engine import PICO_NODES_PER_S, PICO_QUIESCE_NODES_PER_S, Engine
 from mancala.hw.clock import ManualClock
 from mancala.hw.pixels import decode
 
@@ -27,11 +27,14 @@ class PicoTimedEngine(Engine):
 
     charge = None
 
+    us_per_qnode = 0  # a node of a search with quiescence (0: as any node)
+
     def step(self, max_nodes=256):
         n = self.nodes
         over = Engine.step(self, max_nodes)
         if self.charge is not None:
-            self.charge((self.nodes - n) * self.us_per_node)
+            us = self.us_per_qnode if self._qplies and self.us_per_qnode else self.us_per_node
+            self.charge((self.nodes - n) * us)
         return over
 
 NAMES = ("S1", "S2", "S3", "S4", "S5", "S6", "SS", "N1", "N2", "N3", "N4", "N5", "N6", "NS")
@@ -106,6 +109,8 @@ class SimBoard:
     def timed_engine(self, rules, tt_bits=12, seed=0):
         e = PicoTimedEngine(rules, tt_bits, seed)
         e.us_per_node = 1000000 // PICO_NODES_PER_S.get(rules.name, 1200)
+        q = PICO_QUIESCE_NODES_PER_S.get(rules.name)
+        e.us_per_qnode = 1000000 // q if q else 0
         e.charge = self._engine
         return e
 

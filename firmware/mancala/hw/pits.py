@@ -58,8 +58,13 @@ def lowest(m):
 
 
 class GpioSensors:
-    def __init__(self, pins):
+    # A raw change must hold this long to count: push buttons bounce (the profile
+    # sets 10 ms for digital hall switches, which do not: mancala.profile.DEBOUNCE_MS)
+    DEBOUNCE_MS = 30
+
+    def __init__(self, pins, debounce_ms=None):
         self.pins = pins  # 14 machine.Pin inputs with pull-ups, board order
+        self.debounce_ms = self.DEBOUNCE_MS if debounce_ms is None else debounce_ms
 
     def read(self):
         m = 0
@@ -77,8 +82,13 @@ class MuxSensors:
     # A reading this far (fraction of full scale) from mid-scale at power-up means a
     # stone is already on the sensor (hardware/bringup.md: "held at power-up").
     BOOT_HELD = 0.25
+    # no contacts to bounce: threshold + hysteresis already hold a reading steady;
+    # 10 ms only asks two readings in a row at the 20 ms loop
+    DEBOUNCE_MS = 10
 
-    def __init__(self, select_pins, adc, channels, threshold=0.06, hysteresis=0.02):
+    def __init__(self, select_pins, adc, channels, threshold=0.06, hysteresis=0.02,
+                 debounce_ms=None):
+        self.debounce_ms = self.DEBOUNCE_MS if debounce_ms is None else debounce_ms
         self.sel = select_pins
         self.adc = adc
         self.channels = channels
@@ -142,7 +152,7 @@ class MuxSensors:
 
 
 class Pits:
-    DEBOUNCE_MS = 30  # a raw change must hold this long to count
+    DEBOUNCE_MS = 30  # a raw change must hold this long to count (a source may say)
     HOLD_MS = 1200
     LONG_MS = 2500
     STUCK_MS = 15000
@@ -150,8 +160,11 @@ class Pits:
     # after it; a pit later than that spoils the gesture (it reports nothing)
     CHORD_MS = 500
 
-    def __init__(self, sensors, clock, n=14):
+    def __init__(self, sensors, clock, n=14, debounce_ms=None):
         self.sensors = sensors
+        if debounce_ms is None:  # the sensor kind's own (GpioSensors, MuxSensors)
+            debounce_ms = getattr(sensors, "debounce_ms", self.DEBOUNCE_MS)
+        self.debounce_ms = debounce_ms
         self.clock = clock
         self.n = n
         self.raw = 0
@@ -195,7 +208,7 @@ class Pits:
             bit = 1 << i
             if diff & bit:
                 self.changed[i] = now
-            if pending & bit and clock.diff(now, self.changed[i]) >= self.DEBOUNCE_MS:
+            if pending & bit and clock.diff(now, self.changed[i]) >= self.debounce_ms:
                 stable ^= bit
                 if stable & bit:
                     self.down_since[i] = now
