@@ -1,10 +1,9 @@
-"""Nothing lost: resume exactly, power cut at every write, corrupt/missing files."""
+"""Nothing lost: resume exactly, power cuts at each kind of write, corrupt/missing files."""
 
 import random
 
 import pytest
-from board_helpers import (board, play_game, sampled_cuts, settled, shown_counts, start,
-                           to_select)
+from board_helpers import board, play_game, sampled_cuts, settled, shown_counts, start, to_select
 
 from host_tools.fakes.memfs import MemFs, PowerCut
 from mancala.hw import storage as S
