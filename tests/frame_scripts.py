@@ -5,6 +5,11 @@ code before that, pin down its behaviour frame by frame: each script drives the 
 on the simulated board (host_tools/fakes, the manual clock and the Pico cost model), and
 every write to the fake NeoPixel chain is kept with the board time, the mode and the status
 LED.  tests/test_frames_recorded.py replays them and requires identical frames.
+(Recorded at 259ccae, before the restructuring, and identical after it.  Five were recorded
+again when issue 13's second round was merged, a deliberate change of behaviour: the hall
+switches' 10 ms debounce moves taps 20 ms earlier, and kalah Master's quiescence and its
+simulated cost change a hint's and a think's timing: sensor_test_hall, hint,
+computer_strong_quick, course, master_ponder.)
 
   python tests/frame_scripts.py            record every script again (after a deliberate change)
   python tests/frame_scripts.py NAME..     record these
