@@ -13,7 +13,12 @@ them: a turn every FRAME_MS, sleeping what is left after its work.
 """
 
 from mancala import app as A
-from mancala.engine import PICO_NODES_PER_S, PICO_QUIESCE_NODES_PER_S, Engine
+from mancala.engine import PICO_NODES_PER_S, Engine
+
+try:
+    from mancala.engine import PICO_QUIESCE_NODES_PER_S
+except ImportError:  # an older firmware (session.py --compare): no quiescence there
+    PICO_QUIESCE_NODES_PER_S = {}
 from mancala.hw.clock import ManualClock
 from mancala.hw.pixels import decode
 
@@ -33,7 +38,7 @@ class PicoTimedEngine(Engine):
         n = self.nodes
         over = Engine.step(self, max_nodes)
         if self.charge is not None:
-            us = self.us_per_qnode if self._qplies and self.us_per_qnode else self.us_per_node
+            us = self.us_per_qnode if self.us_per_qnode and self._qplies else self.us_per_node
             self.charge((self.nodes - n) * us)
         return over
 
