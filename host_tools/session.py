@@ -20,6 +20,8 @@ at what stands for the board's free heap on this 64-bit build:
 
   python -m host_tools.session [--profile esp32] [--games 4] [--old DIR]
   python -m host_tools.session --bisect [--profile esp32]   the least heap a session needs
+  python -m host_tools.session --compare OLD_FIRMWARE_DIR  old and new side by side
+  python -m host_tools.session --modules [--compare OLD]    what each module costs held
 """
 
 import argparse
@@ -57,7 +59,7 @@ if UNCHECKED:  # measure what fits past the profile check's limit
 from mancala import app as A
 
 out = {"base": BASE, "heap": gc.mem_alloc() + gc.mem_free(), "games": [], "samples": 0,
-       "ends": []}
+       "ends": [], "trace": []}
 peak = [0, 0]  # the most heap held (after a collection), and the tightest free heap
 def sample(where):
     gc.collect()
@@ -65,10 +67,15 @@ def sample(where):
     if where == "boot":
         out["boot"] = a
     out["samples"] += 1
+    if TRACE:  # every sample (the spikes: what a module dropped and imported again costs)
+        out["trace"].append(a)
     if a > peak[0]:
         peak[0] = a
         peak[1] = gc.mem_free()
         out["tightest"] = where
+        if HELD:  # the modules held at the peak (--modules; allocates: off by default)
+            out["held"] = [k for k in sys.modules if k.startswith("mancala")]
+            out["held_boot" if where == "boot" else "held_peak"] = out["held"]
 
 fs = MemFs()
 Storage(fs).save("settings.json", {"variant": VARIANTS[0], "opponent": 4, "starter": 0,
@@ -133,6 +140,144 @@ print("RESULT " + json.dumps(out))
 '''
 
 
+# What each firmware module costs held: imported as .mpy, one after the other in an
+# order that has its imports done first, the heap held after a collection before and
+# after (its bytecode, functions, classes, dicts, tables and new names: all on the heap
+# on a board, where .mpy modules are not frozen).
+MODULES_SCRIPT = r'''
+import gc, sys, micropython
+for i in range(len(ORDER)):
+    gc.collect()
+    a = gc.mem_alloc()
+    __import__(ORDER[i])
+    if ORDER[i] == "mancala.game":  # its room for the session's buffers, freed at boot
+        sys.modules[ORDER[i]].release_room()
+    gc.collect()
+    c = gc.mem_alloc() - a
+    print("COST", ORDER[i], c)
+    micropython.qstr_info()  # the names interned so far (their pools are on the heap)
+'''
+
+
+def _module_file(firmware, name):
+    base = os.path.join(firmware, *name.split("."))
+    for path in (base + ".py", os.path.join(base, "__init__.py")):
+        if os.path.exists(path):
+            return path
+    return None
+
+
+def _top_imports(firmware, name):
+    """The firmware modules `name` imports when it is imported (its top-level imports,
+    not those inside functions), with the packages above each."""
+    import ast
+
+    path = _module_file(firmware, name)
+    tree = ast.parse(open(path).read())
+    found = []
+
+    def visit(body):
+        for node in body:
+            if isinstance(node, ast.Import):
+                found.extend(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                found.append(node.module)
+                for a in node.names:  # `from mancala.modes import activities`
+                    if _module_file(firmware, node.module + "." + a.name):
+                        found.append(node.module + "." + a.name)
+            elif isinstance(node, (ast.If, ast.Try)):
+                visit(node.body)
+                visit(node.orelse)
+                for h in getattr(node, "handlers", ()):
+                    visit(h.body)
+    visit(tree.body)
+    deps = []
+    for d in found:
+        parts = d.split(".")
+        for k in range(1, len(parts) + 1):
+            m = ".".join(parts[:k])
+            if m.startswith("mancala") and m != name and _module_file(firmware, m) \
+                    and m not in deps:
+                deps.append(m)
+    return deps
+
+
+def import_order(firmware, names):
+    """`names` and what they import, each after its imports (a topological order)."""
+    order = []
+
+    def add(n, stack=()):
+        if n in order or n in stack:
+            return
+        for d in _top_imports(firmware, n):
+            add(d, stack + (n,))
+        order.append(n)
+    for n in names:
+        add(n)
+    return order
+
+
+def module_costs(names, firmware=None):
+    """[(module, bytes held, of which new names)] for `names` and their imports, in
+    import order; the names: the growth of the interned strings' pools and data (a
+    pool grows in steps: the module that fills one pays for the next)."""
+    order = import_order(os.path.join(firmware or mpunix.FIRMWARE), names)
+    out = mpunix.run(("ORDER = %r\n" % (order,)) + MODULES_SCRIPT, mpy=True, firmware=firmware,
+                     mounts=[(FAKES, "/lib")], heap=1024 * 1024)
+    rows = []
+    q0 = None
+    for line in out.splitlines():
+        if line.startswith("COST "):
+            _, name, cost = line.split()
+            rows.append([name, int(cost), 0])
+        elif line.startswith("qstr pool:"):
+            q = int(line.split("n_total_bytes=")[1].split(",")[0])
+            if q0 is not None and rows:
+                rows[-1][2] = q - q0
+            q0 = q
+    return [tuple(r) for r in rows]
+
+
+def modules_report(profile_name, firmwares, games=4):
+    """Per firmware (label, folder): the modules held at the boot and at the session's
+    peak, and what each costs held (module_costs)."""
+    rows = {}
+    held = {}
+    for label, fw in firmwares:
+        ok, r, _ = run_session(profile_name, games, None, fw, held=True)
+        if not ok:
+            print("%s: FAILED: %s" % (label, r.strip().splitlines()[-1]))
+            return 1
+        held[label] = (set(r["held_boot"]), set(r["held_peak"]))
+        names = sorted(held[label][0] | held[label][1])
+        rows[label] = {r[0]: r[1:] for r in module_costs(names, fw)}
+        print("%s: boot %d, peak %d (%s), %d modules held at the peak" % (
+            label, r["boot"], r["peak"], r["tightest"], len(held[label][1])))
+    labels = [f[0] for f in firmwares]
+    allnames = sorted(set().union(*[set(rows[k]) for k in labels]))
+    print("bytes held per module (names: of which interned names), b: held at the boot, "
+          "p: at the peak")
+    print("%-26s " % "module" + " ".join("%17s" % ("%s (names)" % k) for k in labels))
+    tot = {k: [0, 0, 0, 0] for k in labels}
+    for n in allnames:
+        cells = []
+        for k in labels:
+            if n not in rows[k]:
+                cells.append("%17s" % "-")
+                continue
+            mark = ("b" if n in held[k][0] else " ") + ("p" if n in held[k][1] else " ")
+            cells.append("%7d (%5d) %s" % (rows[k][n][0], rows[k][n][1], mark))
+            for j in (0, 1):
+                if n in held[k][j]:
+                    tot[k][2 * j] += rows[k][n][0]
+                    tot[k][2 * j + 1] += rows[k][n][1]
+        print("%-26s %s" % (n, " ".join(cells)))
+    for j, what in ((0, "held at the boot"), (1, "held at the peak")):
+        print("%-26s %s" % (what, " ".join("%7d (%5d)   " % (tot[k][2 * j], tot[k][2 * j + 1])
+                                           for k in labels)))
+    return 0
+
+
 def base_bytes(firmware=None):
     return int(_driver("base", "esp32", 0, 1024 * 1024, firmware).split()[-1])
 
@@ -147,13 +292,14 @@ def load_profile(name, overrides=None):
 
 
 def _driver(mode, profile_name, games, heap, firmware, timeout=900, overrides=None,
-            unchecked=False):
+            unchecked=False, held=False, trace=False):
     """Run the session driver (compiled, like the firmware: no parse on the heap)."""
     import tempfile
 
     profile = load_profile(profile_name, overrides) if overrides else profile_name
-    driver = "MODE = %r\nPROFILE = %r\nGAMES = %d\nVARIANTS = %r\nUNCHECKED = %r\n" % (
-        mode, profile, games, VARIANTS, unchecked) + SESSION_SCRIPT
+    driver = ("MODE = %r\nPROFILE = %r\nGAMES = %d\nVARIANTS = %r\nUNCHECKED = %r\n"
+              "HELD = %r\nTRACE = %r\n" % (mode, profile, games, VARIANTS, unchecked, held,
+                                             trace)) + SESSION_SCRIPT
     with tempfile.TemporaryDirectory(prefix="session-") as tmp:
         path = os.path.join(tmp, "session_driver.py")
         with open(path, "w") as f:
@@ -171,15 +317,17 @@ def cap_for(profile_name, firmware=None):
 
 
 def run_session(profile_name, games=4, heap=None, firmware=None, timeout=900, overrides=None,
-                unchecked=False):
+                unchecked=False, held=False, trace=False):
     """Run a session; returns (ok, result dict or the error text, heap).
     overrides: profile keys changed for this run (e.g. {"tt_bits": 13});
-    unchecked: the boot's profile check lets any tt_bits through (to measure)."""
+    unchecked: the boot's profile check lets any tt_bits through (to measure);
+    held: the result's "held_boot"/"held_peak" list the firmware's modules in
+    sys.modules at the boot and at the peak; trace: "trace" every sample."""
     if heap is None:
         heap = cap_for(profile_name, firmware)[0]
     try:
         out = _driver("session", profile_name, games, heap, firmware, timeout, overrides,
-                      unchecked)
+                      unchecked, held, trace)
     except mpunix.MicroPythonError as e:
         return False, str(e), heap
     line = [x for x in out.splitlines() if x.startswith("RESULT ")][-1]
@@ -236,7 +384,13 @@ def main(argv=None):
     p.add_argument("--compare", metavar="OLD", help="side by side with the firmware folder "
                    "OLD (e.g. `git archive REV firmware | tar -x -C /tmp/old`), each "
                    "under its own cap, in one run")
+    p.add_argument("--modules", action="store_true", help="the modules held at the boot and "
+                   "the peak, and what each costs held (with --compare OLD: both firmwares); "
+                   "one profile (default esp32)")
     a = p.parse_args(argv)
+    if a.modules:
+        fws = ([("old", a.compare)] if a.compare else []) + [("new", a.firmware)]
+        return modules_report((a.profile or ["esp32"])[0], fws, a.games)
     if a.compare:
         return compare(a.compare, a.profile, a.games, a.firmware)
     sys.path.insert(0, os.path.join(ROOT, "firmware"))

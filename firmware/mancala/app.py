@@ -23,8 +23,7 @@ import sys
 import mancala.game  # noqa: F401 - first: game.py takes the room for the session's buffers
 from mancala import modes as M
 from mancala.hw import pits as P
-from mancala.hw import storage as S
-from mancala.hw.pixels import RED, WHITE, Pixels
+from mancala.hw.pixels import RED, WHITE
 from mancala.modes import (  # noqa: F401 - mancala.app.SELECT..., and a session's modes at import
     ANIM,
     BLUNDER,
@@ -55,6 +54,10 @@ def __getattr__(name):
     modules imported only when asked for (a board that plays never holds the error
     board's code; one that boots into a saved game, not the menu's until it is shown).
     Module __getattr__: MicroPython's MICROPY_MODULE_GETATTR, and CPython."""
+    if name in ("pick_profile", "make_sensors"):  # modes/start.py
+        from mancala.modes import start
+
+        return getattr(start, name)
     if name == "ErrorBoard":
         from mancala.modes.errors import ErrorBoard
 
@@ -175,7 +178,7 @@ class App:
         self.menu_game = False
         self.error_lines = []
         self.on_frame = None  # callback after each frame (simulator, tests)
-        from mancala.modes.boot import start  # the boot's code (dropped once it is over)
+        from mancala.modes.start import start  # the boot's code (dropped once it is over)
 
         start(self, storage, log)
         if self.mode == BOOT and not self.boot_codes:
@@ -210,8 +213,8 @@ class App:
         return False
 
     def boot_game(self):
-        """The saved game back (modes/boot.py: code the boot alone needs)."""
-        from mancala.modes.boot import boot_game
+        """The saved game back (modes/start.py: code the boot alone needs)."""
+        from mancala.modes.start import boot_game
 
         boot_game(self)
 
@@ -529,6 +532,12 @@ class App:
             self.on_frame(self)
 
 
+def _pick(profile):
+    from mancala.modes.start import pick_profile
+
+    return pick_profile(profile)
+
+
 class _Rng:
     def __init__(self, seed):
         self.x = (seed * 1103515245 + 12345) & 0x3FFFFFFF or 1
@@ -544,87 +553,12 @@ class _Rng:
 
 # -- building the board from its profile -----------------------------------------
 
-def pick_profile(profile=None):
-    from mancala import profiles
+def build(*args, **kw):
+    """The App for a profile on these `machine`/`neopixel` modules, or an ErrorBoard
+    (modes/start.py build(): code the boot alone needs)."""
+    from mancala.modes.start import build
 
-    if isinstance(profile, dict):
-        return profile
-    if profile is None:
-        try:
-            with open("/data/board.txt") as f:
-                profile = f.read().strip()
-        except OSError:
-            profile = "esp32" if sys.platform == "esp32" else profiles.DEFAULT
-            return profiles.load(profile)
-        fix = "; set it with: make deploy PROFILE=NAME (one of %s)" % ", ".join(profiles.NAMES)
-        if not profile:
-            raise ValueError("/data/board.txt is empty" + fix)
-        if profile.replace("-", "_") not in profiles.NAMES:
-            raise ValueError("/data/board.txt names an unknown board profile %r%s" % (profile, fix))
-    return profiles.load(profile)
-
-
-def make_sensors(p, machine):
-    """The profile's pit sensors: GPIO switches or hall sensors behind the mux, with
-    the debounce of their kind (mancala.profile.debounce_ms; Pits takes it)."""
-    from mancala.profile import debounce_ms
-
-    if p["sensor"] == "gpio":
-        pins = [machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in p["pit_pins"]]
-        return P.GpioSensors(pins, debounce_ms(p))
-    sel = [machine.Pin(n, machine.Pin.OUT) for n in p["mux_select"]]
-    adc = machine.ADC(machine.Pin(p["mux_adc"]))
-    return P.MuxSensors(sel, adc, p["mux_channels"], p["hall_threshold"], p["hall_hysteresis"],
-                        debounce_ms(p))
-
-
-def build(profile, machine, neopixel, clock, fs=None, engine_cls=None, log=print, seed=None,
-          strict=False, fault=None):
-    """The App for `profile` on these `machine`/`neopixel` modules (or an ErrorBoard;
-    `fault`: main.py's safe state, the ErrorBoard with the LEDs lit)."""
-    from mancala.profile import validate
-
-    status = None
-    try:
-        errs = [profile["error"]] if "error" in profile else validate(profile)
-    except Exception as e:  # noqa: BLE001
-        errs = ["the profile could not be checked: %r" % (e,)]
-    st_pin = profile.get("status_led") if isinstance(profile, dict) else None
-    if isinstance(st_pin, int):
-        try:
-            status = machine.Pin(st_pin, machine.Pin.OUT)
-        except Exception:  # noqa: BLE001
-            status = None
-    if errs:
-        from mancala.modes.errors import ErrorBoard
-
-        return ErrorBoard(errs, status, clock, log)
-    if fault is not None:
-        from mancala.modes.errors import ErrorBoard
-
-        np = None
-        try:
-            np = neopixel.NeoPixel(machine.Pin(profile["led_pin"], machine.Pin.OUT), profile["led_count"])
-        except Exception:  # noqa: BLE001
-            pass
-        return ErrorBoard([fault], status, clock, log, np)
-    try:
-        p = profile
-        sensors = make_sensors(p, machine)
-        np = neopixel.NeoPixel(machine.Pin(p["led_pin"], machine.Pin.OUT), p["led_count"])
-        px = Pixels(np, p["leds"], p["led_count"], p["ma_per_channel"], p["idle_ma_per_led"],
-                    p["current_limit_ma"], p["brightness_levels"])
-        pits = P.Pits(sensors, clock)
-        if fs is None:
-            fs = S.OsFs()
-        storage = S.Storage(fs)
-        if engine_cls is None:
-            from mancala.engine import Engine as engine_cls
-    except Exception as e:  # noqa: BLE001 - a pin the port refuses, a missing module
-        from mancala.modes.errors import ErrorBoard
-
-        return ErrorBoard(["the hardware could not be set up: %r" % (e,)], status, clock, log)
-    return App(profile, pits, px, clock, storage, engine_cls, status, log, seed, strict)
+    return build(*args, **kw)
 
 
 def main(profile=None, machine=None, neopixel=None, clock=None, fs=None, engine_cls=None,
@@ -642,10 +576,11 @@ def main(profile=None, machine=None, neopixel=None, clock=None, fs=None, engine_
 
         clock = Clock()
     try:
-        prof = pick_profile(profile)
+        prof = _pick(profile)
     except Exception as e:  # noqa: BLE001
         prof = {"error": str(e)}
     board = build(prof, machine, neopixel, clock, fs, engine_cls, log, seed, strict, fault)
+    M.forget("start")  # the board is built: the code that built it goes (on the board)
     if run:
         board.run()
     return board

@@ -413,7 +413,8 @@ class Engine:
         # children of depth-1 nodes valued without being made (None: made)
         self.frontier = FRONTIERS.get(rules.name)
         self.qdepth = QUIESCE.get(rules.name, 0)  # quiescence plies at the horizon
-        self.qkids = [bytearray(POS_LEN) for _ in range(QMAX)]
+        # (only a variant with quiescence makes its buffers: QUIESCE, kalah)
+        self.qkids = [bytearray(POS_LEN) for _ in range(QMAX)] if self.qdepth else None
         self._qleft = 0  # nodes the quiescence may still make (the node limit)
         self._qplies = 0
         self.half = rules.total // 2

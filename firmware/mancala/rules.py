@@ -580,6 +580,13 @@ def get_rules(variant):
     return rules
 
 
+def keep_only(rules):
+    """Forget every cached rule set but `rules` (the board: one variant in play, and a
+    rule set's tables are RAM; get_rules() makes another again when asked)."""
+    for k in [k for k in _cache if _cache[k] is not rules]:
+        del _cache[k]
+
+
 def perft(rules, pos, depth):
     """Number of legal move sequences of `depth` plies from `pos`."""
     if depth == 0:

@@ -116,7 +116,7 @@ FAMILY = ["boot", "menu", "play", "play", "computer", "computer", "play", "coach
 # a module dropped and imported again may be held twice for a while (the GC is
 # conservative: a stale word on the stack or in a buffer keeps the old copy), which
 # measured a 12 KB spike in a session's second game.
-GROUPS = (("boot",), ("power_on",))
+GROUPS = (("boot", "start"), ("power_on",))
 _GROUP_NAMES = tuple(tuple("mancala.modes." + f for f in g) for g in GROUPS)
 # What the North store may start besides a new game: (mode number, colour), the choices
 # 1.. of the menu's "play" item (0: the game).  Empty on a build without activities.

@@ -1,85 +1,13 @@
-"""The boot: the saved game back (and the pause a power cut left it in), the boot's blink
-codes (settings lost: the stores blink amber twice; the game lost: every pit three times;
-any press skips them).  Code the boot alone needs: on the board the module is dropped
-once the loop leaves the boot (modes.forget).  The board that cannot play: errors.py."""
+"""The boot's blink codes (settings lost: the stores blink amber twice; the game lost:
+every pit three times; any press skips them): the loop's first mode, dropped on the board
+once the loop leaves it (modes.GROUPS).  The App's start: modes/start.py; the board that
+cannot play: errors.py."""
 
-import sys
-
-from mancala import modes as M
-from mancala.game import Game, release_room
-from mancala.hw import storage as S
 from mancala.hw.pixels import AMBER
-from mancala.modes import (
-    BLUNDER,
-    BOOT,
-    LED_TEST,
-    MENU,
-    PAUSE_BLUNDER,
-    PAUSE_SOWING,
-    SENSOR_TEST,
-    Mode,
-    put,
-)
-from mancala.modes.menu import DEFAULTS, need_engine
-from mancala.notation import format_record, parse_record
-from mancala.rules import MASK, N_STORE, S_STORE, SIDE, get_rules
+from mancala.modes import BOOT, Mode, put
+from mancala.rules import N_STORE, S_STORE
 
 STORES = (1 << S_STORE) | (1 << N_STORE)
-
-
-def forget_boot_modules():
-    """On the board, drop the modules only the boot needs (the profile check and
-    the profile loader: about 5 KB of code on an ESP32) so a game has their room."""
-    if sys.implementation.name != "micropython":
-        return  # the PC keeps them (tests import them again and again)
-    import mancala
-
-    for name in ("profile", "profiles"):
-        sys.modules.pop("mancala." + name, None)
-        try:
-            delattr(mancala, name)
-        except AttributeError:
-            pass
-    for name in list(sys.modules):
-        if name.startswith("mancala.profiles."):
-            sys.modules.pop(name)
-
-
-def start(app, storage, log):
-    """App.__init__ after the shared state: the settings, the session's buffers, the
-    saved game, the power-on tests."""
-    if M.ACTIVITIES and "play" not in DEFAULTS:
-        DEFAULTS["play"] = 0  # which the North store starts: 0 the game, 1.. an activity
-    st, s = storage.load("settings.json")
-    app.settings = dict(DEFAULTS)
-    if st == S.OK:
-        for k in DEFAULTS:
-            v = s.get(k)
-            if isinstance(v, type(DEFAULTS[k])) and not isinstance(v, bool):
-                app.settings[k] = v
-    elif st == S.CORRUPT:
-        log("settings.json is corrupt: using the defaults")
-        app.boot_codes.append(2)
-    from mancala.modes.menu import apply_settings, need_engine  # (the boot drops it)
-
-    apply_settings(app)
-    # The session's long-lived buffers, allocated first, while the heap is whole,
-    # and kept: one game history (each new or loaded game reuses it) and one
-    # engine (rebuilt, the old one released first, only when the variant changes).
-    rules = get_rules(app.settings["variant"])
-    forget_boot_modules()
-    release_room()  # they land in the room taken at the first import
-    app.session_game = Game(rules)
-    need_engine(app, rules)
-    app.boot_game()
-    M.load(BOOT)  # the loop's first turn is the boot's (it goes on at once without codes)
-    raw = app.pits.sensors.read()
-    if raw & STORES == STORES:
-        app.set_mode(SENSOR_TEST)
-    elif raw & STORES == 1 << S_STORE:
-        app.set_mode(LED_TEST)
-    elif app.boot_codes:
-        app.set_mode(BOOT)
 
 
 class Boot(Mode):
@@ -116,78 +44,3 @@ class Boot(Mode):
 
 
 put(BOOT, Boot())
-
-
-def boot_game(app):
-    app.game = None  # released before the saved one is built (no two at once)
-    try:
-        import gc
-
-        gc.collect()
-    except ImportError:  # pragma: no cover
-        pass
-    st, g = app.store.load("game.json")
-    if st == S.CORRUPT:
-        app.log("game.json is corrupt: the game is lost, settings kept")
-        app.boot_codes.append(3)
-    elif st == S.OK:
-        try:
-            game = parse_record(g["record"])
-            meta = {"number": int(g["number"]), "human": int(g["human"]) & 3,
-                    "level": int(g["level"]), "hints": int(g["hints"])}
-            if not 0 <= meta["level"] <= 4:
-                raise ValueError("level")
-        except Exception as e:  # noqa: BLE001 - a bad file never stops the boot
-            app.log("game.json does not hold a game (%r): the game is lost" % (e,))
-            app.boot_codes.append(3)
-        else:
-            app.session_game.assign(game)
-            game = None  # the parsed copy goes: the session's game holds it now
-            app.game = app.session_game
-            app.meta = meta
-    if app.game is None:
-        app.next_mode = MENU
-        return
-    need_engine(app)
-    app.refresh()
-    if app.game.over:
-        app.archive(format_record(app.game))  # the power failed before it was
-    app.next_mode = app.turn_mode()
-    restore_pause(app)
-
-def restore_pause(app):
-    """After a power cut: back into the blunder pause, or show the pits that may
-    hold the stones of a move that was being sown (the game is saved before it).
-    No pause.json (older firmware), a stale or a nonsense one: play on."""
-    app.pause = 0
-    st, saved = app.store.load("pause.json")
-    g = app.game
-    if st != S.OK or g.over:
-        return
-    kind = saved.get("kind", 0)
-    pit = saved.get("pit", -1)
-    if not (isinstance(kind, int) and isinstance(pit, int) and
-            saved.get("ply") == g.ply and saved.get("number") == app.meta["number"]):
-        return
-    if kind == PAUSE_BLUNDER and g.ply and -1 <= pit < 6:
-        last = g.moves()[-1]
-        app.before[:] = g.position_at(g.ply - 1)
-        if app.human(app.before[SIDE]):
-            app.sow_pit = last
-            app.grade = (5, 0, pit)
-            app.pause = kind
-            app.pause_pit = pit
-            app.next_mode = BLUNDER
-    elif kind == PAUSE_SOWING and 0 <= pit - g.side * 7 < 6 and \
-            g.pos[MASK] >> (pit - g.side * 7) & 1:
-        side = g.side
-        path = g.rules.paths[side * 6 + pit - side * 7]
-        n = g.pos[pit]
-        if g.rules.name == "mangala" and n == 1:
-            path = path[1:2]  # as begin_move() sows it
-        m = 1 << pit
-        for k in range(min(n, len(path))):
-            m |= 1 << path[k]
-        app.blink_mask = m
-        app.blink_ms = app.RESTORE_BLINK_MS
-        app.t_blink = app.clock.now()

@@ -7,10 +7,12 @@ store starts (docs/PLAYER_GUIDE.md "The menu").
   hold both stores ............................... back to the game in progress
 """
 
+import sys
+
 from mancala.hw import pits as P
 from mancala.hw.pixels import GREEN, NORTH, SOUTH, WHITE
 from mancala.modes import ACTIVITIES, MENU, Mode, put
-from mancala.rules import N_STORE, S_STORE, get_rules
+from mancala.rules import N_STORE, S_STORE, get_rules, keep_only
 
 STORES = (1 << S_STORE) | (1 << N_STORE)
 VARIANT_CHOICES = ("ranok", "mangala", "kalah", "oware", "kalah3", "kalah6")
@@ -66,6 +68,8 @@ def need_engine(app, rules=None):
     if release is not None:
         release()  # its table and keys go to the new one: nothing big allocated again
     app.engine = None  # the old one released before the new one is built
+    if sys.implementation.name == "micropython":  # the board: the old variant's tables go
+        keep_only(rules)  # (the PC keeps them: tests hold rule sets across boards)
     try:
         import gc
 
