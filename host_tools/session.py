@@ -94,6 +94,7 @@ for gi in range(GAMES):
     v = VARIANTS[gi]
     if not b.until(("menu",), 20000):
         raise AssertionError("no menu: %r" % (b.frame(),))
+    sample("game %d menu" % (gi + 1))  # (the menu's code, not the game's, on the board)
     if app.settings["variant"] != v:
         b.tap(0)  # the variant item
         b.tap(7 + A.VARIANT_CHOICES.index(v))

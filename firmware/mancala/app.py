@@ -21,6 +21,7 @@ Gestures (docs/PLAYER_GUIDE.md):
 import sys
 
 import mancala.game  # noqa: F401 - first: game.py takes the room for the session's buffers
+import mancala.modes.activities  # noqa: F401 - the puzzles' and the course's numbers and menu
 from mancala import modes as M
 from mancala.hw import pits as P
 from mancala.hw.pixels import RED, WHITE
@@ -41,7 +42,6 @@ from mancala.modes import (  # noqa: F401 - mancala.app.SELECT..., and a session
     SHOW,
     SOW,
     THINK,
-    activities,  # the puzzles and the course: numbers and menu, no code
 )
 from mancala.notation import format_record
 from mancala.rules import MASK, N_STORE, S_STORE
@@ -119,6 +119,8 @@ class App:
     pondered = None
     ponder_ms = 0  # loop time given to pondering (a running total: measurements)
     touch_drawn = 0  # the pits lit under a finger in the last frame
+    in_loop = False  # a loop turn (tick) is under way
+    switching = False  # set_mode() left the mode's enter to tick() (enter_mode)
 
     def __init__(self, profile, pits, pixels, clock, storage, engine_cls=None, status=None,
                  log=print, seed=None, strict=False):
@@ -181,8 +183,6 @@ class App:
         from mancala.modes.start import start  # the boot's code (dropped once it is over)
 
         start(self, storage, log)
-        if self.mode == BOOT and not self.boot_codes:
-            activities.resume(self)  # a puzzle or a lesson under way when the power went
 
     # -- settings and the saved game -------------------------------------------
 
@@ -261,9 +261,20 @@ class App:
         self.mode = mode
         self.t_mode = self.clock.now()
         self.dirty = True
-        m = MODES[mode] or M.load(mode)
-        M.forget_others(mode)  # the menu, the boot, the tests: a game need not hold them
-        m.enter(self)
+        if self.in_loop and M.drops(mode):  # (the board: another group's code goes)
+            self.switching = True  # ... once it has returned: tick() ends the switch
+            return
+        self.enter_mode()
+
+    def enter_mode(self):
+        """The switch to self.mode ends: on the board the other groups' modules go (the
+        menu in a game, the game's in the menu, the boot, the tests: modes.GROUPS), then
+        the mode's module comes (if it went) and the mode is entered.  Inside the loop
+        tick() calls it once the hook that switched has returned, so no code of a module
+        dropped is running (or left in a live frame) when the next one is imported."""
+        self.switching = False
+        M.forget_others(self.mode)
+        (MODES[self.mode] or M.load(self.mode)).enter(self)
 
     def since(self, t):
         return self.clock.diff(self.clock.now(), t)
@@ -301,20 +312,27 @@ class App:
         """One turn of the main loop: read the pits, advance timers, draw, then give
         the engine what is left of the turn (FRAME_MS) if it has a search to run."""
         t0 = self.clock.now()
+        self.in_loop = True
         try:
             for ev in self.pits.poll():
                 self.on_event(ev)
+                if self.switching:  # (a mode switched to another group's: set_mode)
+                    self.enter_mode()
             if self.pits.touched() != self.touch_drawn:
                 self.dirty = True  # a finger came or went: its pit lights at once
             self.update()
+            if self.switching:
+                self.enter_mode()
             self.render()
             self.search_slice(t0)
             self.errors = 0
         except Exception as e:  # noqa: BLE001 - the board must keep running
+            self.in_loop = False
             if self.strict:
                 raise
             _log_exc(self.log, e)
             self.recover()
+        self.in_loop = False
 
     def recover(self):
         """After an error: back to the saved state (modes/errors.py)."""

@@ -116,7 +116,7 @@ FAMILY = ["boot", "menu", "play", "play", "computer", "computer", "play", "coach
 # a module dropped and imported again may be held twice for a while (the GC is
 # conservative: a stale word on the stack or in a buffer keeps the old copy), which
 # measured a 12 KB spike in a session's second game.
-GROUPS = (("boot", "start"), ("power_on",))
+GROUPS = (("boot", "start"), ("power_on",), ("menu",), ("game", "play", "computer", "coach"))
 _GROUP_NAMES = tuple(tuple("mancala.modes." + f for f in g) for g in GROUPS)
 # What the North store may start besides a new game: (mode number, colour), the choices
 # 1.. of the menu's "play" item (0: the game).  Empty on a build without activities.
@@ -202,6 +202,20 @@ def forget(module):
     name = "mancala.modes." + module
     if name in sys.modules:
         _drop(module, name)
+
+
+def drops(number):
+    """On the board, whether switching to mode `number` drops another group's modules."""
+    if sys.implementation.name != "micropython":
+        return False
+    fam = FAMILY[number]
+    for k in range(len(GROUPS)):
+        if fam not in GROUPS[k]:
+            names = _GROUP_NAMES[k]
+            for i in range(len(names)):
+                if names[i] in sys.modules:
+                    return True
+    return False
 
 
 def forget_others(number):

@@ -4,7 +4,9 @@ Imported by mancala/app.py at its start (before the menu): their mode numbers
 (modes.family: the modules modes/puzzle.py and modes/course.py are imported when the
 mode is first switched to), the menu's "play" choices (modes.add_activity), and the
 resume at boot of an activity under way when the power went (/data/puzzle.json).
-Leaving one drops its modules again (modes/trainer.py leave()).
+What it registers stays in modes' lists: on the board the module itself is dropped at
+the end of the boot (modes/start.py), imported again by puzzle.py and course.py for
+their numbers, and dropped with them (modes/trainer.py leave()).
 """
 
 from mancala.modes import add_activity, family

@@ -35,6 +35,7 @@ ITEMS = [
 PLAY_COLOUR = (255, 255, 120)
 if ACTIVITIES:  # (modes.add_activity): the "play" item chooses what the North store starts
     ITEMS.append(("play", S_STORE, PLAY_COLOUR))
+    DEFAULTS["play"] = 0  # (0: a game; the board imports this module again after a game)
 
 
 # -- the settings and a new game (the boot's and the menu's: a game need not hold them)

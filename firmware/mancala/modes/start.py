@@ -78,6 +78,13 @@ def start(app, storage, log):
         app.set_mode(LED_TEST)
     elif app.boot_codes:
         app.set_mode(BOOT)
+    else:  # a puzzle or a lesson under way when the power went
+        from mancala.modes.activities import resume
+
+        resume(app)
+    # the activities' numbers and menu choices are in modes' lists: their module goes
+    # (modes/puzzle.py and course.py import it again for their numbers)
+    M.forget("activities")
 
 
 def boot_game(app):
