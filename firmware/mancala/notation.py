@@ -7,12 +7,12 @@ A move is the mover's pit 1..6; it may carry the mover's letter (S3, N5).
 Every error is a NotationError with a one-line message naming what is wrong.
 """
 
-from mancala.game import END_AGREEMENT, Game, IllegalMove
-from mancala.rules import SIDE, get_rules
+from mancala.game import Game, IllegalMove
+from mancala.record import AGREED, format_position, format_record  # noqa: F401 - the writing
+from mancala.rules import get_rules
 
 BOARD_NAMES = ("S1", "S2", "S3", "S4", "S5", "S6", "S store",
                "N1", "N2", "N3", "N4", "N5", "N6", "N store")
-AGREED = "agreed"
 
 
 class NotationError(ValueError):
@@ -79,10 +79,6 @@ def parse_position(text):
     return rules, rules.new_position(counts, _side(tokens[2]))
 
 
-def format_position(rules, pos):
-    return "%s %s %s" % (rules.id, ",".join(str(pos[i]) for i in range(14)), "SN"[pos[SIDE]])
-
-
 def parse_move(token, side):
     """'3' or 'S3' -> pit 0..5 for `side`; NotationError if it is not a pit of the mover."""
     t = token
@@ -131,18 +127,6 @@ def parse_record(text):
         except IllegalMove as e:
             raise NotationError("move %d (%s%d): %s" % (number, "SN"[game.side], pit + 1, e)) from None
     return game
-
-
-def format_record(game):
-    rules = game.rules
-    start = game.start_position()
-    words = [rules.id]
-    if start != bytes(rules.start()):
-        words.append(format_position(rules, start).split(" ", 1)[1])
-    words.extend(str(m + 1) for m in game.moves())
-    if game.end == END_AGREEMENT:
-        words.append(AGREED)
-    return " ".join(words)
 
 
 def parse_any(text):

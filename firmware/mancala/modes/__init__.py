@@ -110,17 +110,21 @@ MODES = [None] * len(NAMES)  # type: list
 # switches to another group's mode (forget_others).
 FAMILY = ["boot", "menu", "play", "play", "computer", "computer", "play", "coach", "coach",
           "play", "power_on", "power_on", "errors"]
-# On the board a group's modules are dropped when the loop enters a mode of another group
-# (a mode outside every group drops nothing): the boot's and the power-on tests', which
-# never come back (but after an error).  The menu and the game's modes stay once loaded:
-# a module dropped and imported again may be held twice for a while (the GC is
-# conservative: a stale word on the stack or in a buffer keeps the old copy), which
-# measured a 12 KB spike in a session's second game.
+# On the board a group's modules are dropped when the loop enters a mode outside the
+# group: the boot's and the power-on tests', which never come back (but after an error);
+# the menu's in a game and the game's in the menu (a menu and a game then never hold
+# each other's code).  The switch ends only once the hook that switched has returned
+# (App.enter_mode): a module dropped while its code still runs, or is still in a live
+# frame (the GC is conservative), would be held twice with its next import (a 12 KB
+# spike in a session's second game when the switch did it at once).
 GROUPS = (("boot", "start"), ("power_on",), ("menu",), ("game", "play", "computer", "coach"))
-_GROUP_NAMES = tuple(tuple("mancala.modes." + f for f in g) for g in GROUPS)
 # What the North store may start besides a new game: (mode number, colour), the choices
 # 1.. of the menu's "play" item (0: the game).  Empty on a build without activities.
 ACTIVITIES = []  # type: list
+
+
+def _nothing(self, app, a=None, b=None, c=None):
+    return None
 
 
 class Mode:
@@ -129,18 +133,10 @@ class Mode:
     game_frame = False
     touch = True
     status_blink = False
-
-    def enter(self, app):
-        pass
-
-    def on_event(self, app, kind, arg):
-        pass
-
-    def tick(self, app, now, el):
-        return None
-
-    def draw(self, app, px, el, phase):
-        pass
+    # the hooks a mode does not implement: enter(app), on_event(app, kind, arg),
+    # tick(app, now, el) -> None, draw(app, px, el, phase); one function for the four
+    # (each costs heap on the board; defaults, not *args: a call allocates nothing)
+    enter = on_event = tick = draw = _nothing
 
 
 def put(number, mode):
@@ -197,47 +193,33 @@ def forget(module):
     it again); the PC keeps them (tests import them again and again).  An activity
     (a puzzle, a lesson) lets the menu's and the game's code go this way: it runs alone,
     and what it spikes on the way back stays under the one game's peak (PUZZLES.md)."""
-    if sys.implementation.name != "micropython":
-        return
-    name = "mancala.modes." + module
-    if name in sys.modules:
-        _drop(module, name)
+    if sys.implementation.name == "micropython" and module in globals():
+        _drop(module)
 
 
-def drops(number):
-    """On the board, whether switching to mode `number` drops another group's modules."""
+def forget_others(number, drop=True):
+    """On the board, drop the modules of every group but mode `number`'s (GROUPS);
+    drop=False: only say whether there is one to drop (App.set_mode).  Nothing is
+    allocated when there is nothing to drop.  (A module imported is an attribute of
+    this package: globals() here.)"""
     if sys.implementation.name != "micropython":
         return False
     fam = FAMILY[number]
+    held = globals()
     for k in range(len(GROUPS)):
-        if fam not in GROUPS[k]:
-            names = _GROUP_NAMES[k]
-            for i in range(len(names)):
-                if names[i] in sys.modules:
-                    return True
+        group = GROUPS[k]
+        if fam not in group:
+            for i in range(len(group)):
+                if group[i] in held:
+                    if not drop:
+                        return True
+                    _drop(group[i])
     return False
 
 
-def forget_others(number):
-    """On the board, drop the modules of every group but mode `number`'s (GROUPS; set_mode:
-    nothing allocated when there is nothing to drop)."""
-    if sys.implementation.name != "micropython":
-        return
-    fam = FAMILY[number]
-    for k in range(len(GROUPS)):
-        if fam not in GROUPS[k]:
-            names = _GROUP_NAMES[k]
-            for i in range(len(names)):
-                if names[i] in sys.modules:
-                    _drop(GROUPS[k][i], names[i])
-
-
-def _drop(module, name):
+def _drop(module):
     for n in range(len(MODES)):
         if FAMILY[n] == module:
             MODES[n] = None
-    sys.modules.pop(name)
-    try:
-        delattr(sys.modules["mancala.modes"], module)
-    except (AttributeError, KeyError):  # (MicroPython raises KeyError)
-        pass
+    sys.modules.pop("mancala.modes." + module, None)
+    del globals()[module]

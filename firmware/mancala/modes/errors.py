@@ -5,7 +5,7 @@ when one of them happens, so a board that plays holds none of this code."""
 from mancala import modes as M
 from mancala.hw.pixels import AMBER
 from mancala.modes import ERROR, MENU
-from mancala.notation import format_record
+from mancala.record import format_record
 
 
 def recover(app):

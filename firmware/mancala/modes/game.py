@@ -47,9 +47,7 @@ class GameMode(Mode):
     def tap(self, app, pit):
         app.no(1 << pit)
 
-    def draw(self, app, px, el, phase):  # a mode draws the counts, its lights, the marks
-        draw_pits(app, px, 0, phase)
-        draw_marks(app, px, phase)
+    # draw: each mode's own (draw_pits, its lights, draw_marks)
 
 
 def draw_pits(app, px, legal, phase):

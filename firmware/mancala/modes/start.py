@@ -21,24 +21,26 @@ from mancala.modes import (
     SENSOR_TEST,
 )
 from mancala.modes.menu import DEFAULTS, apply_settings, need_engine
-from mancala.notation import format_record, parse_record
+from mancala.notation import parse_record
+from mancala.record import format_record
 from mancala.rules import MASK, N_STORE, S_STORE, SIDE, get_rules
 
 STORES = (1 << S_STORE) | (1 << N_STORE)
 
 
 def forget_boot_modules():
-    """On the board, drop the modules only the boot needs (the profile check and
-    the profile loader: about 5 KB of code on an ESP32) so a game has their room."""
+    """On the board, drop the modules only the boot needs (the profile check, the
+    profile loader, the reading of game records: about 9 KB of code on an ESP32) so a
+    game has their room (this module still holds what it uses: it goes next, main())."""
     if sys.implementation.name != "micropython":
         return  # the PC keeps them (tests import them again and again)
     import mancala
 
-    for name in ("profile", "profiles"):
+    for name in ("profile", "profiles", "notation"):
         sys.modules.pop("mancala." + name, None)
         try:
             delattr(mancala, name)
-        except AttributeError:
+        except (AttributeError, KeyError):  # (MicroPython: KeyError)
             pass
     for name in list(sys.modules):
         if name.startswith("mancala.profiles."):
