@@ -72,11 +72,13 @@ Adding a mode (the puzzles, the course):
 
 Mode numbers 0..12 are the game's own (the constants below, re-exported by mancala.app);
 MODES[n] is mode n's singleton, None until its module (FAMILY[n]) is imported: the App
-imports a family when it first switches to one of its modes (App.set_mode): the menu's
-and the game's modules once needed, the power-on tests' only when held at power-on, the
-error board's only for an error; and on the board it drops the boot's and the tests'
-again once the loop leaves them (GROUPS), since code is RAM on the device.  The PC keeps
-every module (tests import them again).
+imports a family when it switches to one of its modes (App.set_mode): the menu's and the
+game's modules when needed, the power-on tests' only when held at power-on, the error
+board's only for an error; and on the board it drops a group's modules when the loop
+enters a mode outside the group (GROUPS: the boot's, the tests', the menu's in a game, the
+game's in the menu), since code is RAM on the device.  Such a switch is ended by the loop
+(App.enter_mode) once the hook that asked for it has returned.  The PC keeps every module
+(tests import them again).
 """
 
 import sys

@@ -21,7 +21,6 @@ from mancala.modes import (
     SENSOR_TEST,
 )
 from mancala.modes.menu import DEFAULTS, apply_settings, need_engine
-from mancala.notation import parse_record
 from mancala.record import format_record
 from mancala.rules import MASK, N_STORE, S_STORE, SIDE, get_rules
 
@@ -89,6 +88,26 @@ def start(app, storage, log):
     M.forget("activities")
 
 
+def _parse(record):
+    """A game record read (mancala.notation: imported here, not at the module's top,
+    so the boot's tightest moment, the session's buffers allocated, does not hold it;
+    forget_boot_modules drops it again).  Called, not imported into a caller's frame:
+    a live frame would keep the module held."""
+    from mancala.notation import parse_record
+
+    game = parse_record(record)
+    forget_boot_modules()
+    return game
+
+
+def _validate(profile):
+    """The profile's problems (mancala.profile, dropped once the board is built:
+    imported in a frame that ends here, not in build()'s, which lives on)."""
+    from mancala.profile import validate
+
+    return validate(profile)
+
+
 def boot_game(app):
     app.game = None  # released before the saved one is built (no two at once)
     try:
@@ -103,7 +122,7 @@ def boot_game(app):
         app.boot_codes.append(3)
     elif st == S.OK:
         try:
-            game = parse_record(g["record"])
+            game = _parse(g["record"])
             meta = {"number": int(g["number"]), "human": int(g["human"]) & 3,
                     "level": int(g["level"]), "hints": int(g["hints"])}
             if not 0 <= meta["level"] <= 4:
@@ -204,11 +223,9 @@ def build(profile, machine, neopixel, clock, fs=None, engine_cls=None, log=print
           strict=False, fault=None):
     """The App for `profile` on these `machine`/`neopixel` modules (or an ErrorBoard;
     `fault`: main.py's safe state, the ErrorBoard with the LEDs lit)."""
-    from mancala.profile import validate
-
     status = None
     try:
-        errs = [profile["error"]] if "error" in profile else validate(profile)
+        errs = [profile["error"]] if "error" in profile else _validate(profile)
     except Exception as e:  # noqa: BLE001
         errs = ["the profile could not be checked: %r" % (e,)]
     st_pin = profile.get("status_led") if isinstance(profile, dict) else None
