@@ -125,20 +125,24 @@ GROUPS = (("boot", "start"), ("power_on",), ("menu",), ("game", "play", "compute
 ACTIVITIES = []  # type: list
 
 
-def _nothing(self, app, a=None, b=None, c=None):
-    return None
-
-
 class Mode:
     name = "mode"
     animated = False
     game_frame = False
     touch = True
     status_blink = False
-    # the hooks a mode does not implement: enter(app), on_event(app, kind, arg),
-    # tick(app, now, el) -> None, draw(app, px, el, phase); one function for the four
-    # (each costs heap on the board; defaults, not *args: a call allocates nothing)
-    enter = on_event = tick = draw = _nothing
+
+    def enter(self, app):
+        pass
+
+    def on_event(self, app, kind, arg):
+        pass
+
+    def tick(self, app, now, el):
+        return None
+
+    def draw(self, app, px, el, phase):
+        pass
 
 
 def put(number, mode):
