@@ -59,7 +59,10 @@ if UNCHECKED:  # measure what fits past the profile check's limit
 from mancala import app as A
 
 out = {"base": BASE, "heap": gc.mem_alloc() + gc.mem_free(), "games": [], "samples": 0,
-       "ends": [], "trace": []}
+       "ends": []}
+if TRACE:  # every sample's bytes, in one buffer made first (a list would grow as it goes)
+    import array
+    trace = array.array("i", bytes(4 * 400))
 peak = [0, 0]  # the most heap held (after a collection), and the tightest free heap
 def sample(where):
     gc.collect()
@@ -67,8 +70,8 @@ def sample(where):
     if where == "boot":
         out["boot"] = a
     out["samples"] += 1
-    if TRACE:  # every sample (the spikes: what a module dropped and imported again costs)
-        out["trace"].append(a)
+    if TRACE and out["samples"] <= len(trace):  # (the spikes: a module held twice)
+        trace[out["samples"] - 1] = a
     if a > peak[0]:
         peak[0] = a
         peak[1] = gc.mem_free()
@@ -134,6 +137,8 @@ for gi in range(GAMES):
     out["ends"].append(gc.mem_alloc())  # what the session keeps, game after game
     out["games"].append([v, moves, app.meta["number"]])
     b.tap("S1")  # the end screen: to the menu
+if TRACE:
+    out["trace"] = list(trace[:out["samples"]])
 out["peak"] = peak[0]
 out["free_at_peak"] = peak[1]
 out["history"] = app.store.history()
