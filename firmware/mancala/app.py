@@ -316,12 +316,12 @@ class App:
         try:
             for ev in self.pits.poll():
                 self.on_event(ev)
-                if self.switching:  # (a mode switched to another group's: set_mode)
-                    self.enter_mode()
+                while self.switching:  # a mode switched to another group's (set_mode;
+                    self.enter_mode()  # an enter() may switch again)
             if self.pits.touched() != self.touch_drawn:
                 self.dirty = True  # a finger came or went: its pit lights at once
             self.update()
-            if self.switching:
+            while self.switching:
                 self.enter_mode()
             self.render()
             self.search_slice(t0)
