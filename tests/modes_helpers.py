@@ -97,6 +97,7 @@ class FakeApp:
         self.show_count_pit = -1
         self.t_count = 0
         self.think_frame = -1
+        self.touch_drawn = 0  # the pits under a finger in the frame being drawn
         self.sow_side = self.sow_pit = self.sow_i = self.sow_n = 0
         self.sow_path = b""
         self.flags = 0

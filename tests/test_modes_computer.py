@@ -21,6 +21,10 @@ def test_think_draws_only_when_its_light_moves_and_plays_the_engines_move():
     assert not app.dirty
     counts, bgs = app.draw(el=app.THINK_STEP_MS * 2)
     assert bgs[9] == "north"  # the light on North's third pit
+    app.touch_drawn = 1 << 9  # a finger on that pit: the light passes it by
+    counts, bgs = app.draw(el=app.THINK_STEP_MS * 2)
+    assert bgs[9] != "north"
+    app.touch_drawn = 0
     app.engine.done = True
     app.engine.best_move = 3
     think.tick(app, app.clock.now(), 20)

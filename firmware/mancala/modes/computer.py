@@ -48,8 +48,9 @@ class Think(GameMode):
         draw_pits(app, px, 0, phase)
         side = app.game.side
         comp = side * 7
-        k = (el // app.THINK_STEP_MS) % 6
-        px.count(comp + k, app.shown[comp + k], SIDE_COLOURS[side])
+        k = comp + (el // app.THINK_STEP_MS) % 6
+        if not app.touch_drawn >> k & 1:  # a finger's dot stays readable on its pit
+            px.count(k, app.shown[k], SIDE_COLOURS[side])
         draw_marks(app, px, phase)
 
 class Show(GameMode):
