@@ -149,7 +149,8 @@ def test_match_sets_engine_weights_and_ponders_b(capsys, monkeypatch):
                    0, 200, (("qew", 9), ("w", -1)), (("ew", 3),)))
     a, b = made
     assert (a.engine.qew, a.engine.w, a.engine.ew) == (9, -1, 5)
-    assert (b.engine.qew, b.engine.w, b.engine.ew) == (6, 0, 3)
+    default = Engine(get_rules("kalah"))
+    assert (b.engine.qew, b.engine.w, b.engine.ew) == (default.qew, default.w, 3)
     assert {n for e, n in searches if e is a.engine} == {60}  # A does not ponder
     assert {n for e, n in searches if e is b.engine} == {60, 200}  # B does, on A's time
     assert r[1] in (0.0, 0.5, 1.0)
