@@ -112,7 +112,7 @@ EXPORT_WEIGHT = {"oware": 1}
 # ... and at the leaves of a search with quiescence (Master's: they are quiet, the
 # side to move's captures and extra turns played out), if not EMPTY_WEIGHT.  (Kalah 6
 # won 53.8% engine against engine but not against MCTS-20000: docs/ENGINE.md.)
-QUIESCE_EMPTY_WEIGHT = {}
+QUIESCE_EMPTY_WEIGHT = {}  # type: dict
 # Quiescence at the horizon: a leaf's side to move may stand pat (its static value)
 # or play on its captures and extra turns, up to QUIESCE plies beyond the horizon
 # (0: off, leaves are static).  docs/ENGINE.md has the matches that set it.
