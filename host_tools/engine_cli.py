@@ -56,11 +56,30 @@ def parse_player(text):
                      % (printable(text), "/".join(LEVELS)))
 
 
+# The engine's weights and switches `mancala match --set-a/--set-b` may change (an
+# engine-against-engine test of a change before it goes into engine.py; docs/ENGINE.md).
+# (name: bounds; quarter stones, qdepth in plies up to the engine's QMAX buffers)
+SETTABLE = {"w": (-64, 64), "ew": (-64, 64), "qew": (-64, 64), "xw": (-64, 64),
+            "tw": (-64, 64), "qdepth": (0, 8)}
+
+
+def parse_setting(text):
+    """'NAME=INT' (NAME one of SETTABLE) -> (NAME, INT)."""
+    name, eq, value = text.partition("=")
+    name = name.strip()
+    if not eq or name not in SETTABLE:
+        raise UsageError("--set-a/--set-b takes NAME=INTEGER with NAME one of %s, not %r"
+                         % ("/".join(SETTABLE), printable(text)))
+    return name, bounded("the value of " + name, value.strip(), *SETTABLE[name])
+
+
 class EnginePlayer:
-    def __init__(self, rules, spec, seed, tt_bits=12):
+    def __init__(self, rules, spec, seed, tt_bits=12, settings=()):
         self.kind, self.value = spec
         self.engine = Engine(rules, tt_bits=tt_bits, seed=seed)
         self.engine.keep = True  # as on the board: one table for the whole game
+        for name, value in settings:
+            setattr(self.engine, name, value)
         if self.kind.endswith("+tables"):
             from host_tools.tablebase import best_built, load_table
 
@@ -114,10 +133,12 @@ class MctsPlayer:
         return a - game.pos[SIDE] * 7 - 1 if self.variant == "kalah" else a
 
 
-def make_player(rules, spec, seed):
+def make_player(rules, spec, seed, settings=()):
     if spec[0] == "mcts":
+        if settings:
+            raise ValueError("--set-a/--set-b are for the engine's players")
         return MctsPlayer(rules, spec[1], seed)
-    return EnginePlayer(rules, spec, seed)
+    return EnginePlayer(rules, spec, seed, settings=settings)
 
 
 # ---------------------------------------------------------------------------
@@ -144,16 +165,19 @@ def opening(rules, plies, seed):
 
 
 def play_game(task):
-    """One game: task = (variant, spec_a, spec_b, index, opening_plies, seed).
-    A plays South in even games, North in odd ones.  Returns (index, A's points,
-    S store, N store, plies)."""
+    """One game: task = (variant, spec_a, spec_b, index, opening_plies, seed[, ponder,
+    ponder_b, settings_a, settings_b]).  A plays South in even games, North in odd
+    ones.  Returns (index, A's points, S store, N store, plies)."""
     variant, spec_a, spec_b, index, oplies, seed = task[:6]
     ponder = task[6] if len(task) > 6 else 0  # nodes A thinks on B's time
+    ponder_b = task[7] if len(task) > 7 else 0  # ... and B on A's
+    set_a = task[8] if len(task) > 8 else ()
+    set_b = task[9] if len(task) > 9 else ()
     rules = get_rules(variant)
     pair = index // 2
     a_side = index & 1
-    pa = make_player(rules, spec_a, seed * 100003 + index * 2 + 1)
-    pb = make_player(rules, spec_b, seed * 100003 + index * 2 + 2)
+    pa = make_player(rules, spec_a, seed * 100003 + index * 2 + 1, set_a)
+    pb = make_player(rules, spec_b, seed * 100003 + index * 2 + 2, set_b)
     players = (pa, pb) if a_side == 0 else (pb, pa)
     game = Game(rules)
     history = []
@@ -166,6 +190,9 @@ def play_game(task):
                 game.legal_mask() & (game.legal_mask() - 1):
             # as the board ponders: A searches the position B faces, keeping its table
             pa.engine.search(game.pos, nodes=ponder)
+        if ponder_b and side == a_side and isinstance(pb, EnginePlayer) and \
+                game.legal_mask() & (game.legal_mask() - 1):
+            pb.engine.search(game.pos, nodes=ponder_b)
         pit = players[side].move(game, history)
         why = game.why_illegal(pit)
         if why:
@@ -184,12 +211,17 @@ def play_game(task):
 
 
 def run_match(variant, a, b, games, workers=2, oplies=2, seed=1, progress=True, out=None,
-              log=None, first=0, ponder=0):
+              log=None, first=0, ponder=0, ponder_b=0, set_a=(), set_b=()):
     spec_a, spec_b = parse_player(a), parse_player(b)
-    tasks = [(variant, spec_a, spec_b, i, oplies, seed, ponder)
+    set_a, set_b = tuple(set_a), tuple(set_b)
+    tasks = [(variant, spec_a, spec_b, i, oplies, seed, ponder, ponder_b, set_a, set_b)
              for i in range(first, first + games)]
+    a += "".join("+%s=%d" % s for s in set_a)
+    b += "".join("+%s=%d" % s for s in set_b)
     if ponder:
         a = "%s+ponder:%d" % (a, ponder)
+    if ponder_b:
+        b = "%s+ponder:%d" % (b, ponder_b)
     results = []
     t0 = time.time()
 
@@ -276,10 +308,22 @@ def match_main(argv):
                    help="A (an engine player) ponders N nodes on B's time, keeping its "
                         "table, as the board does on the person's turn (Master on a Pico: "
                         "see docs/ENGINE.md for what a person's turn is worth)")
+    p.add_argument("--ponder-b", type=int, default=0, metavar="N",
+                   help="B (an engine player) ponders N nodes on A's time")
+    p.add_argument("--set-a", action="append", default=[], metavar="NAME=N",
+                   help="set an evaluation weight or switch of A's engine (%s; "
+                        "repeatable): test a change against the engine as it is"
+                        % "/".join(SETTABLE))
+    p.add_argument("--set-b", action="append", default=[], metavar="NAME=N",
+                   help="the same for B")
     a = p.parse_args(argv)
-    if a.ponder < 0:
-        print("error: --ponder must be 0 or more nodes", file=sys.stderr)
+    if a.ponder < 0 or a.ponder_b < 0:
+        print("error: --ponder and --ponder-b must be 0 or more nodes", file=sys.stderr)
         return 2
+    set_a = [parse_setting(t) for t in a.set_a]
+    set_b = [parse_setting(t) for t in a.set_b]
+    if (set_a and parse_player(a.a)[0] == "mcts") or (set_b and parse_player(a.b)[0] == "mcts"):
+        raise UsageError("--set-a/--set-b are for the engine's players, not openspiel-mcts")
     try:
         get_rules(a.variant)
     except ValueError as e:
@@ -293,7 +337,8 @@ def match_main(argv):
         except OSError as e:
             raise UsageError("--log %s: %s" % (printable(a.log), e.strerror)) from None
     run_match(a.variant, a.a, a.b, a.games, a.workers, a.opening_plies, a.seed, not a.quiet,
-              log=a.log, first=a.first, ponder=a.ponder)
+              log=a.log, first=a.first, ponder=a.ponder, ponder_b=a.ponder_b,
+              set_a=set_a, set_b=set_b)
     return 0
 
 

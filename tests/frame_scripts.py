@@ -9,7 +9,10 @@ LED.  tests/test_frames_recorded.py replays them and requires identical frames.
 again when issue 13's second round was merged, a deliberate change of behaviour: the hall
 switches' 10 ms debounce moves taps 20 ms earlier, and kalah Master's quiescence and its
 simulated cost change a hint's and a think's timing: sensor_test_hall, hint,
-computer_strong_quick, course, master_ponder.)
+computer_strong_quick, course, master_ponder.  Two again in its third round: kalah
+Master's quiescence nodes are charged at 1,220 nodes/s instead of 1,090, which moves a
+hint's and a think's end by a millisecond, the same LEDs in the same order: hint,
+master_ponder.)
 
   python tests/frame_scripts.py            record every script again (after a deliberate change)
   python tests/frame_scripts.py NAME..     record these

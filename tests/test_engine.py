@@ -526,7 +526,8 @@ def _quiet_value(rules, eng, pos, qp):
     """Reference: the side to move stands pat (the evaluation) or plays a capture or
     an extra turn, up to eng.qdepth plies on (plain minimax, no pruning)."""
     side = pos[SIDE]
-    best = evaluate(pos, side, eng.w, 0, rules.paths, eng.ew, eng.xw)
+    # (the leaves of a search with quiescence weigh empty pits by qew)
+    best = evaluate(pos, side, eng.w, 0, rules.paths, eng.qew if eng.qdepth else eng.ew, eng.xw)
     if qp >= eng.qdepth:
         return best
     for pit in range(6):

@@ -6,6 +6,7 @@ import queue
 import pytest
 
 from host_tools import engine_cli
+from host_tools.cli import UsageError
 from host_tools.engine_cli import Protocol, best_main, match_main, parse_player, play_game
 from host_tools.plain_search import PlainSearch
 from host_tools.reference_rules import ReferenceRules
@@ -123,3 +124,40 @@ def test_protocol_keeps_commands_sent_during_a_search():
     assert proto.pending == ["grade 6\n"]
     proto.handle(proto.pending.pop(0))
     assert out.getvalue().splitlines()[-1] == "grade best loss 0 threat none"
+
+
+def test_match_sets_engine_weights_and_ponders_b(capsys, monkeypatch):
+    """--set-a/--set-b change one engine's weights (an engine-against-engine test of a
+    change), --ponder-b lets B think on A's time; a bad setting is a usage error."""
+    from host_tools import engine_cli as E
+    from mancala.engine import Engine
+
+    made = []
+    searches = []
+    orig_init, orig_search = E.EnginePlayer.__init__, Engine.search
+
+    def spy_init(self, *args, **kw):
+        orig_init(self, *args, **kw)
+        made.append(self)
+
+    def spy_search(self, pos, level=None, nodes=None, *rest):
+        searches.append((self, nodes))
+        return orig_search(self, pos, level, nodes, *rest)
+    monkeypatch.setattr(E.EnginePlayer, "__init__", spy_init)
+    monkeypatch.setattr(Engine, "search", spy_search)
+    r = play_game(("kalah", parse_player("nodes:60"), parse_player("nodes:60"), 0, 2, 5,
+                   0, 200, (("qew", 9), ("w", -1)), (("ew", 3),)))
+    a, b = made
+    assert (a.engine.qew, a.engine.w, a.engine.ew) == (9, -1, 5)
+    default = Engine(get_rules("kalah"))
+    assert (b.engine.qew, b.engine.w, b.engine.ew) == (default.qew, default.w, 3)
+    assert {n for e, n in searches if e is a.engine} == {60}  # A does not ponder
+    assert {n for e, n in searches if e is b.engine} == {60, 200}  # B does, on A's time
+    assert r[1] in (0.0, 0.5, 1.0)
+    monkeypatch.undo()
+    assert match_main(["nodes:40", "nodes:40", "--games", "2", "--workers", "1", "--quiet",
+                       "--set-a", "qew=4", "--ponder-b", "50"]) == 0
+    assert "nodes:40+qew=4 vs nodes:40+ponder:50" in capsys.readouterr().out
+    for bad in ("qew", "size=3", "qdepth=9", "ew=x"):
+        with pytest.raises(UsageError):
+            match_main(["nodes:40", "nodes:40", "--set-a", bad])

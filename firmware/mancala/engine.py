@@ -54,13 +54,14 @@ GRADES = ("best", "excellent", "good", "inaccuracy", "mistake", "blunder")
 PICO_FACTOR = 30
 PICO_NODES_PER_S = {"kalah": 1820, "mangala": 1190, "oware": 1380, "ranok": 1120}
 # ... of a search with quiescence (QUIESCE below: Master, hints, pondering), which
-# makes every leaf instead of valuing it from its parent: 0.6x (VM, measured)
-PICO_QUIESCE_NODES_PER_S = {"kalah": 1090}
+# makes every leaf instead of valuing it from its parent: 0.67x (VM, measured; 0.6x
+# before its leaves' evaluation was written out term by term, issue 13's third round)
+PICO_QUIESCE_NODES_PER_S = {"kalah": 1220}
 # On the board Master thinks MASTER_MS of its clock (its deadline); for reproducible
 # play (tests, matches, the lower levels' scale) its node budget is what a Pico
 # searches in that time.
 MASTER_MS = 2000
-MASTER_NODES = {"kalah": 1900, "mangala": 2100, "oware": 2400, "ranok": 2000}
+MASTER_NODES = {"kalah": 2150, "mangala": 2100, "oware": 2400, "ranok": 2000}
 # Lower levels: a fixed budget (Master's for "master"), and root noise in
 # quarter stones (uniform in [-n, n], drawn from the engine's seed).
 LEVEL_NODES = (20, 70, 250, 0)
@@ -108,6 +109,10 @@ EMPTY_WEIGHT = {"kalah": 5, "oware": 5}
 # ... and per stone of one's own row that its pit's move would sow into the
 # opponent's row, against (oware: such stones feed the opponent).
 EXPORT_WEIGHT = {"oware": 1}
+# ... and at the leaves of a search with quiescence (Master's: they are quiet, the
+# side to move's captures and extra turns played out), if not EMPTY_WEIGHT.  (Kalah 6
+# won 53.8% engine against engine but not against MCTS-20000: docs/ENGINE.md.)
+QUIESCE_EMPTY_WEIGHT = {}  # type: dict
 # Quiescence at the horizon: a leaf's side to move may stand pat (its static value)
 # or play on its captures and extra turns, up to QUIESCE plies beyond the horizon
 # (0: off, leaves are static).  docs/ENGINE.md has the matches that set it.
@@ -410,6 +415,8 @@ class Engine:
         self.tw = THREAT_WEIGHT.get(rules.name, 0)
         self.ew = EMPTY_WEIGHT.get(rules.name, 0)
         self.xw = EXPORT_WEIGHT.get(rules.name, 0)
+        # ... at the leaves of a search with quiescence (Master's): the empty-pit weight
+        self.qew = QUIESCE_EMPTY_WEIGHT.get(rules.name, self.ew)
         # children of depth-1 nodes valued without being made (None: made)
         self.frontier = FRONTIERS.get(rules.name)
         self.qdepth = QUIESCE.get(rules.name, 0)  # quiescence plies at the horizon
@@ -739,13 +746,15 @@ class Engine:
         node, taken from `_qleft` (the node limit stays exact).  Buffers: qkids."""
         side = pos[SIDE]
         # evaluate(pos, side, ...) written out (a call less per leaf; no threat term:
-        # the quiescence plays the captures themselves)
-        v = (pos[6] - pos[13]) * SCALE + (pos[0] + pos[1] + pos[2] + pos[3] + pos[4] + pos[5]
-                                          - pos[7] - pos[8] - pos[9] - pos[10] - pos[11]
-                                          - pos[12]) * self.w
-        ew = self.ew
+        # the quiescence plays the captures themselves), each term only if weighed
+        v = (pos[6] - pos[13]) * SCALE
+        w = self.w
+        if w:
+            v += (pos[0] + pos[1] + pos[2] + pos[3] + pos[4] + pos[5] - pos[7] - pos[8]
+                  - pos[9] - pos[10] - pos[11] - pos[12]) * w
+        ew = self.qew
         xw = self.xw
-        if ew or xw:
+        if xw:
             e = 0
             x = 0
             for i in range(6):
@@ -758,6 +767,10 @@ class Engine:
                 if pos[7 + i] > 5 - i:
                     x -= pos[7 + i] - 5 + i
             v -= e * ew + x * xw
+        elif ew:  # (a sum of truth values: no loop)
+            v -= ((not pos[0]) + (not pos[1]) + (not pos[2]) + (not pos[3]) + (not pos[4])
+                  + (not pos[5]) - (not pos[7]) - (not pos[8]) - (not pos[9])
+                  - (not pos[10]) - (not pos[11]) - (not pos[12])) * ew
         if side:
             v = -v
         if v >= beta or qp >= self._qplies or self._qleft <= 0:
