@@ -59,7 +59,7 @@ if UNCHECKED:  # measure what fits past the profile check's limit
 from mancala import app as A
 
 out = {"base": BASE, "heap": gc.mem_alloc() + gc.mem_free(), "games": [], "samples": 0,
-       "ends": []}
+       "ends": [], "flash": []}
 if TRACE:  # every sample's bytes, in one buffer made first (a list would grow as it goes)
     import array
     trace = array.array("i", bytes(4 * 400))
@@ -135,6 +135,9 @@ for gi in range(GAMES):
     sample("game %d end" % (gi + 1))
     gc.collect()
     out["ends"].append(gc.mem_alloc())  # what the session keeps, game after game
+    # ... of which the simulated flash's files (on the board: flash, not heap): the
+    # archive grows by each game's record
+    out["flash"].append(sum(len(k) + len(d) for k, d in fs.files.items()))
     out["games"].append([v, moves, app.meta["number"]])
     b.tap("S1")  # the end screen: to the menu
 if TRACE:
