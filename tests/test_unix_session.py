@@ -28,7 +28,7 @@ def test_a_four_game_session_fits_the_board(name):
     # before issue 15's heap work each new variant kept about 1.8 KB here)
     # (the simulated flash's files, which hold in this heap what the board keeps in
     # flash, are left out: the archive grows by a record a game)
-    ends = [e - f for e, f in zip(r["ends"], r["flash"])]
+    ends = [e - f for e, f in zip(r["ends"], r["flash"], strict=True)]
     assert ends[1] - ends[0] < 512, (ends, r["flash"])
     assert ends[3] - ends[0] < 2048, (ends, r["flash"])
     # no spike: the menu and a game never hold each other's code, and a module
