@@ -325,6 +325,8 @@ class App:
                 self.enter_mode()
             self.render()
             self.search_slice(t0)
+            while self.switching:  # (no slice switches today: never left for the next turn)
+                self.enter_mode()
             self.errors = 0
         except Exception as e:  # noqa: BLE001 - the board must keep running
             self.in_loop = False
