@@ -49,8 +49,6 @@ def forget_boot_modules():
 def start(app, storage, log):
     """App.__init__ after the shared state: the settings, the session's buffers, the
     saved game, the power-on tests."""
-    if M.ACTIVITIES and "play" not in DEFAULTS:
-        DEFAULTS["play"] = 0  # which the North store starts: 0 the game, 1.. an activity
     st, s = storage.load("settings.json")
     app.settings = dict(DEFAULTS)
     if st == S.OK:
