@@ -496,6 +496,9 @@ class Engine:
         self.table = None  # endgame table (mancala.tablebase.Table) or None
         self.table_seeds = -1  # positions with at most this many seeds are looked up
         self._use_table = -1  # table_seeds for the search under way (-1: off)
+        self.book = None  # opening book (mancala.book.Book) or None
+        self.book_hit = False  # the last start() took its move from the book
+        self._book_pos = None  # (a buffer for the mirrored position, made by set_book)
 
     # -- public API --------------------------------------------------------------
 
@@ -514,6 +517,55 @@ class Engine:
         self.table = table
         self.table_seeds = table.seeds if table is not None else -1
 
+    def set_book(self, book):
+        """Use an opening book: Master's searches and hints (level 3) of a position
+        in it play the book's move at once (depth 0); grades, pondering and the lower
+        levels never read it."""
+        self.book = book
+        if book is not None and self._book_pos is None:
+            self._book_pos = bytearray(POS_LEN)
+
+    def book_key(self, pos):
+        """The book's key of `pos`: the Zobrist key of the position seen from South
+        (North to move: the rows swapped, so one entry serves both sides)."""
+        if not pos[SIDE]:
+            return self._hash(pos)
+        b = self._book_pos
+        if b is None:
+            b = self._book_pos = bytearray(POS_LEN)
+        for i in range(7):
+            b[i] = pos[7 + i]
+            b[7 + i] = pos[i]
+        b[SIDE] = 0
+        b[MASK] = pos[MASK]
+        return self._hash(b)
+
+    def book_move(self, pos):
+        """The book's move of `pos` if it is legal there, else -1 (a key that only
+        collides with a book position is never played)."""
+        book = self.book
+        if book is None or not pos[MASK]:
+            return -1
+        m = book.find(self.book_key(pos))
+        if m >= 0 and pos[MASK] >> m & 1:
+            return m
+        return -1
+
+    def book_answers(self, pos):
+        """True when the book has the answer to every move of `pos`: each leads to
+        the end, or to the other side to move in a book position (pondering `pos`
+        would be wasted)."""
+        if self.book is None or not pos[MASK]:
+            return False
+        child = self._grade_child
+        for k in range(6):
+            if pos[MASK] >> k & 1:
+                child[:] = pos
+                self._move(child, k)
+                if child[MASK] and (child[SIDE] == pos[SIDE] or self.book_move(child) < 0):
+                    return False
+        return True
+
     def start(self, pos, level=None, nodes=None, deadline_ms=None, clock=None):
         """Begin a search of `pos` (copied); run it with step() or search()."""
         root = self.root
@@ -528,6 +580,8 @@ class Engine:
         limit = nodes
         self._use_table = self.table_seeds
         self._qplies = self.qdepth  # quiescence plies for this search (0: static leaves)
+        self.book_hit = False
+        li = -1
         if level is not None:
             li = LEVELS.index(level) if not isinstance(level, int) else level
             if limit is None:
@@ -565,6 +619,13 @@ class Engine:
         if POPCOUNT[mask] == 1 and f < 0:
             self.done = True  # a forced move: nothing to think about
             return
+        if li == 3 and f < 0 and self.book is not None:
+            m = self.book_move(root)
+            if m >= 0:  # Master's (or a hint's) move from the book: no search
+                self.best_move = m
+                self.book_hit = True
+                self.done = True
+                return
         self.iter = 0
         self._new_iteration()
 

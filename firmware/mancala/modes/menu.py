@@ -80,6 +80,7 @@ def need_engine(app, rules=None):
     app.engine = app.engine_cls(rules, tt_bits=app.profile["tt_bits"],
                                   seed=app.rng.next() & 0xFFFF)
     open_tables(app)
+    open_book(app)
 
 
 def open_tables(app):
@@ -103,6 +104,28 @@ def open_tables(app):
     from mancala import tablebase
 
     set_table(tablebase.open_table(path, name, log=app.log, opener=opener))
+
+def open_book(app):
+    """Give the engine the opening book of its rules, if the flash has a good one
+    (/tables/VARIANT.book, docs/ENGINE.md "Opening book"); a missing or damaged
+    one is said on the console and the board plays on without it."""
+    set_book = getattr(app.engine, "set_book", None)
+    opener = getattr(app.store.fs, "open_read", None)
+    if set_book is None or opener is None:
+        return
+    old = app.engine.book
+    if old is not None:
+        old.close()
+        set_book(None)
+    path = "/tables/" + app.engine.rules.id + ".book"
+    try:  # the reader's module is imported only when there is a book
+        opener(path).close()
+    except OSError:
+        app.log("book: no %s; playing on without it" % path)
+        return
+    from mancala import book
+
+    set_book(book.open_book(path, app.engine.rules.id, log=app.log, opener=opener))
 
 def new_game(app):
     s = app.settings
