@@ -20,8 +20,10 @@ book.  The file format is in mancala.book.
 """
 
 import os
+import struct
 import sys
 import time
+import zlib
 
 from mancala import book as fw
 from mancala.engine import Engine
@@ -70,6 +72,20 @@ def openings(rules, plies=OPENING_PLIES):
                     nxt.append(bytes(c))
         level = nxt
     return list(seen)
+
+
+def header(variant, depth, entries, crc, nodes):
+    """The 32-byte header of a book file (mancala.book's format)."""
+    h = fw.MAGIC + variant.encode().ljust(8, b"\0") + struct.pack(
+        "<BBHIII", depth, fw.VERSION, 0, entries, crc, nodes)
+    return h + struct.pack("<I", zlib.crc32(h))
+
+
+def entry(key, move, score):
+    """One 6-byte entry: key (< 2**30), move, score + 128 (clamped to a byte)."""
+    if not 0 <= key < 1 << 30 or not 0 <= move < 6:
+        raise ValueError("a book entry holds a 30-bit key and a pit 0-5")
+    return struct.pack("<IBB", key, move, max(0, min(255, score + fw.OFFSET)))
 
 
 _ENGINES = {}
@@ -196,8 +212,8 @@ def book_bytes(variant, depth, nodes, found):
     body = bytearray()
     for key in sorted(entries):
         _, move, score = entries[key]
-        body += fw.entry(key, move, score)
-    return bytes(fw.header(variant, depth, len(entries), fw._crc(body), nodes)) + bytes(body)
+        body += entry(key, move, score)
+    return header(variant, depth, len(entries), zlib.crc32(body), nodes) + bytes(body)
 
 
 def write_book(path, data):
@@ -236,7 +252,7 @@ def walk(book, variant, plies=OPENING_PLIES):
     position it meets ({canonical position: move}) and those it misses."""
     rules = get_rules(variant)
     e = Engine(rules, tt_bits=4, seed=0)
-    e.set_book(book)
+    e.set_book(book.f, book.entries)
 
     class Reader(Tree):
         def __init__(self):
@@ -345,9 +361,9 @@ def _main(argv):
     if rules.id != bk.variant:
         raise UsageError("the book is for %s, not %s" % (bk.variant, rules.id))
     e = Engine(rules, tt_bits=4, seed=0)
-    e.set_book(bk)
+    e.set_book(bk.f, bk.entries)
     print("%s: %d entries, depth %d, %d nodes each" % (path, bk.entries, bk.depth, bk.nodes))
     m = e.book_move(pos)
     print("%s: %s" % (format_position(rules, pos),
-                      "pit %d (score %+d)" % (m + 1, bk.score) if m >= 0 else "not in the book"))
+                      "pit %d (score %+d)" % (m + 1, e.book_score) if m >= 0 else "not in the book"))
     return 0

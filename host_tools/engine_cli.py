@@ -93,7 +93,8 @@ class EnginePlayer:
 
             self.kind = self.kind[:-5]
             self.value, where = self.value
-            self.engine.set_book(load_book(where or book_path(rules.id), rules.id))
+            bk = load_book(where or book_path(rules.id), rules.id)
+            self.engine.set_book(bk.f, bk.entries)
         if self.kind.endswith("+tables"):
             from host_tools.tablebase import best_built, load_table
 

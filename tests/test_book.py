@@ -6,12 +6,13 @@ import functools
 import io
 import os
 import random
+import zlib
 
 import pytest
 
 from host_tools import book as hb
 from host_tools import mpvm
-from mancala.book import ENTRY, HEADER, Book, BookError, entry, header, open_book
+from mancala.book import ENTRY, HEADER, Book, BookError, open_book
 from mancala.engine import Engine
 from mancala.rules import MASK, SIDE, get_rules
 
@@ -80,18 +81,20 @@ def test_reader_finds_every_entry_and_nothing_else():
     found, data = tiny()
     bk = Book(io.BytesIO(data), "kalah")
     assert bk.entries == len(found) and bk.depth == 1 and bk.nodes == TINY_NODES
+    assert (HEADER, ENTRY) == (32, 6)  # what Engine.book_find reads
     keys = keys_of(data)
     assert keys == sorted(keys) and len(set(keys)) == len(keys)
     e = Engine(get_rules("kalah"), tt_bits=4)
+    e.set_book(bk.f, bk.entries)
     for pos, (move, score, _) in found.items():
-        assert bk.find(e.book_key(bytearray(pos))) == move and bk.score == score
+        assert e.book_find(e.book_key(bytearray(pos))) == move and e.book_score == score
     have = set(keys)
     rng = random.Random(1)
     others = [k + 1 for k in keys] + [k - 1 for k in keys] + \
         [rng.randrange(1 << 30) for _ in range(300)] + [0, (1 << 30) - 1]
     for k in others:
         if k not in have:
-            assert bk.find(k) == -1
+            assert e.book_find(k) == -1
 
 
 def test_a_north_position_is_its_mirror():
@@ -133,8 +136,8 @@ def test_damaged_and_missing_books(tmp_path):
 
 def one_entry_book(pos, move, variant="kalah"):
     key = Engine(get_rules(variant), tt_bits=4).book_key(pos)
-    body = bytes(entry(key, move, 3))
-    return Book(io.BytesIO(bytes(header(variant, 1, 1, hb.fw._crc(body), 1)) + body), variant)
+    body = hb.entry(key, move, 3)
+    return Book(io.BytesIO(hb.header(variant, 1, 1, zlib.crc32(body), 1) + body), variant)
 
 
 def test_engine_uses_the_book_for_master_and_hints_only():
@@ -143,7 +146,8 @@ def test_engine_uses_the_book_for_master_and_hints_only():
     plain = Engine(rules, tt_bits=12)
     with_book = Engine(rules, tt_bits=12)
     want = 5 if plain.search(pos, level="master") != 5 else 4  # not what it would play
-    with_book.set_book(one_entry_book(pos, want))
+    bk = one_entry_book(pos, want)
+    with_book.set_book(bk.f, bk.entries)
     assert with_book.search(pos, level="master") == want
     assert with_book.book_hit and with_book.depth == 0 and with_book.nodes == 0
     assert with_book.hint(pos) == want
@@ -163,7 +167,8 @@ def test_an_illegal_book_move_is_never_played():
     pos = rules.new_position([0, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 0], 0)
     plain = Engine(rules, tt_bits=12)
     e = Engine(rules, tt_bits=12)
-    e.set_book(one_entry_book(pos, 0))  # pit 1 is empty: a key's collision
+    bk = one_entry_book(pos, 0)  # pit 1 is empty: a key's collision
+    e.set_book(bk.f, bk.entries)
     assert e.search(pos, level="master") == plain.search(pos, level="master")
     assert not e.book_hit and e.nodes == plain.nodes > 0
 
@@ -198,7 +203,8 @@ def test_board_plays_the_book_and_does_not_ponder_its_answers():
     assert app.engine.book_hit  # the computer's first move came from the book
     rules = get_rules("kalah")
     ref = Engine(rules, tt_bits=4)
-    ref.set_book(hb.load_book(SHIPPED, "kalah"))
+    bk = hb.load_book(SHIPPED, "kalah")
+    ref.set_book(bk.f, bk.entries)
     after_s1 = rules.start(0)
     rules.move(after_s1, 0)
     assert ref.book_move(after_s1) == app.engine.best_move >= 0
@@ -240,6 +246,8 @@ from mancala.engine import Engine
 from mancala.rules import get_rules
 b = open_book("/b/kalah.book", "kalah")
 keys = [int(x) for x in open("/b/keys.txt").read().split()]
+e = Engine(get_rules("kalah"), tt_bits=8)
+e.set_book(b.f, b.entries)
 
 
 def lookups(n, k):
@@ -247,7 +255,7 @@ def lookups(n, k):
     a0 = gc.mem_alloc()
     i = 0
     while i < n:
-        b.find(k)
+        e.book_find(k)
         i += 1
     return gc.mem_alloc() - a0
 
@@ -256,12 +264,10 @@ lookups(1, keys[0])
 grow = lookups(200, keys[len(keys) // 2]) + lookups(200, keys[0] + 1)
 ok = 0
 for k in keys:
-    ok += b.find(k) >= 0
+    ok += e.book_find(k) >= 0
 miss = 0
 for k in keys:
-    miss += b.find(k + 1) >= 0 and (k + 1) not in keys
-e = Engine(get_rules("kalah"), tt_bits=8)
-e.set_book(b)
+    miss += e.book_find(k + 1) >= 0 and (k + 1) not in keys
 pos = get_rules("kalah").start()
 m = e.search(pos, level=3)
 print("V", grow, ok, len(keys), miss, m, e.book_hit, e.depth)

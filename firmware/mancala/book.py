@@ -16,8 +16,12 @@ File: a 32-byte header, then `entries` entries of 6 bytes sorted by key:
     entry: key (4, little endian, < 2**30), move (pit 0-5 of the side to move),
            the search's score + 128 (stones, the side to move's view)
 
-A lookup is a binary search by `seek` + `readinto` of one preallocated 6-byte
-buffer: nothing is allocated, no int reaches 2**30.  Pure; the file is injected.
+This module opens and checks a book; the lookups are the engine's own
+(`Engine.set_book(book.f, book.entries)`, `Engine.book_move`): a binary search by
+`seek` + `readinto` of one preallocated 6-byte buffer, nothing allocated, no int
+reaching 2**30.  So the board drops this module once the book is open: only the
+open file stays.  Pure; the file is injected.  (The writer is the PC's:
+host_tools/book.py.)
 """
 
 from mancala.compat import const
@@ -39,67 +43,29 @@ class BookError(Exception):
     pass
 
 
-def _put32(b, at, v):
-    b[at] = v & 255
-    b[at + 1] = v >> 8 & 255
-    b[at + 2] = v >> 16 & 255
-    b[at + 3] = v >> 24 & 255
-
-
 def _halves(b, at):
     # a 32-bit CRC is not a small int on the device: compared as 16-bit halves
     return b[at] | b[at + 1] << 8, b[at + 2] | b[at + 3] << 8
 
 
 def _crc(data, crc=0):
-    if crc32 is None:  # pragma: no cover
-        return 0
-    return crc32(data, crc) & 0xFFFFFFFF
-
-
-def _crc_halves(data, crc=0):
-    c = _crc(data, crc)
-    return c & 0xFFFF, c >> 16 & 0xFFFF
-
-
-def header(variant, depth, entries, crc, nodes):
-    """The 32-byte header of a book file (the PC's generator)."""
-    h = bytearray(HEADER)
-    h[0:4] = MAGIC
-    name = variant.encode()
-    h[4:4 + len(name)] = name
-    h[12] = depth
-    h[13] = VERSION
-    _put32(h, 16, entries)
-    _put32(h, 20, crc)
-    _put32(h, 24, nodes)
-    _put32(h, 28, _crc(h[0:28]))
-    return h
-
-
-def entry(key, move, score):
-    """One 6-byte entry (the PC's generator)."""
-    e = bytearray(ENTRY)
-    _put32(e, 0, key)
-    e[4] = move
-    e[5] = max(0, min(255, score + OFFSET))
-    return e
+    return crc32(data, crc) & 0xFFFFFFFF if crc32 is not None else 0
 
 
 class Book:
-    """One book file, opened for lookups.  `check=True` reads the entries once to
-    verify their CRC (the board does it when it opens the book)."""
+    """One book file, opened and checked: `f` (the open file), `entries`, `depth`,
+    `nodes`.  `check=True` reads the entries once to verify their CRC (the board
+    does it when it opens the book)."""
 
     def __init__(self, f, variant=None, check=True):
         self.f = f
-        self.buf = bytearray(ENTRY)
-        self.score = 0  # the score of the last entry found (stones)
         h = bytearray(HEADER)
         if f.readinto(h) != HEADER or h[0:4] != MAGIC:
             raise BookError("not a book file")
         if h[13] != VERSION:
             raise BookError("book version %d, this firmware reads %d" % (h[13], VERSION))
-        if crc32 is not None and _halves(h, 28) != _crc_halves(h[0:28]):
+        c = _crc(h[0:28])
+        if crc32 is not None and _halves(h, 28) != (c & 0xFFFF, c >> 16 & 0xFFFF):
             raise BookError("damaged book header")
         name = bytes(h[4:12]).split(b"\0")[0].decode()
         if variant is not None and name != variant:
@@ -137,34 +103,6 @@ class Book:
             raise BookError("book file is longer than its entries")
         if crc32 is not None and (crc & 0xFFFF, crc >> 16 & 0xFFFF) != self._crc:
             raise BookError("book entries damaged (CRC mismatch)")
-
-    def key_at(self, i):
-        """Read entry i into the buffer; its key (-1 if the file is short)."""
-        f = self.f
-        b = self.buf
-        f.seek(HEADER + i * ENTRY)
-        if f.readinto(b) != ENTRY:
-            return -1
-        return b[0] | b[1] << 8 | b[2] << 16 | (b[3] & 63) << 24
-
-    def find(self, key):
-        """The move stored for `key` (pit 0-5), or -1; its score in `score`."""
-        lo = 0
-        hi = self.entries
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            k = self.key_at(mid)
-            if k < 0:
-                return -1
-            if k < key:
-                lo = mid + 1
-            elif k > key:
-                hi = mid
-            else:
-                b = self.buf
-                self.score = b[5] - OFFSET
-                return b[4] if b[4] < 6 else -1
-        return -1
 
     def close(self):
         self.f.close()

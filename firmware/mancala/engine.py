@@ -496,9 +496,12 @@ class Engine:
         self.table = None  # endgame table (mancala.tablebase.Table) or None
         self.table_seeds = -1  # positions with at most this many seeds are looked up
         self._use_table = -1  # table_seeds for the search under way (-1: off)
-        self.book = None  # opening book (mancala.book.Book) or None
+        self.book = None  # the opening book's open file (set_book) or None
+        self.book_entries = 0
+        self.book_score = 0  # the score stored with the last entry found (stones)
         self.book_hit = False  # the last start() took its move from the book
-        self._book_pos = None  # (a buffer for the mirrored position, made by set_book)
+        self._book_buf = None  # (buffers made by set_book: an entry, a mirrored position)
+        self._book_pos = None
 
     # -- public API --------------------------------------------------------------
 
@@ -517,13 +520,39 @@ class Engine:
         self.table = table
         self.table_seeds = table.seeds if table is not None else -1
 
-    def set_book(self, book):
-        """Use an opening book: Master's searches and hints (level 3) of a position
-        in it play the book's move at once (depth 0); grades, pondering and the lower
-        levels never read it."""
-        self.book = book
-        if book is not None and self._book_pos is None:
+    def set_book(self, f, entries=0):
+        """Use an opening book: `f` its open file, `entries` its count (a
+        mancala.book.Book's f and entries; None: no book).  Master's searches and
+        hints (level 3) of a position in it play the book's move at once (depth 0);
+        grades, pondering and the lower levels never read it."""
+        self.book = f
+        self.book_entries = entries if f is not None else 0
+        if f is not None and self._book_buf is None:
+            self._book_buf = bytearray(6)
             self._book_pos = bytearray(POS_LEN)
+
+    def book_find(self, key):
+        """The book's move for `key` (pit 0-5) or -1, its score in `book_score`:
+        a binary search of the sorted 6-byte entries after the 32-byte header
+        (mancala.book), one preallocated buffer, nothing allocated."""
+        f = self.book
+        b = self._book_buf
+        lo = 0
+        hi = self.book_entries
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            f.seek(32 + mid * 6)
+            if f.readinto(b) != 6:
+                return -1
+            k = b[0] | b[1] << 8 | b[2] << 16 | (b[3] & 63) << 24
+            if k < key:
+                lo = mid + 1
+            elif k > key:
+                hi = mid
+            else:
+                self.book_score = b[5] - 128
+                return b[4] if b[4] < 6 else -1
+        return -1
 
     def book_key(self, pos):
         """The book's key of `pos`: the Zobrist key of the position seen from South
@@ -546,7 +575,7 @@ class Engine:
         book = self.book
         if book is None or not pos[MASK]:
             return -1
-        m = book.find(self.book_key(pos))
+        m = self.book_find(self.book_key(pos))
         if m >= 0 and pos[MASK] >> m & 1:
             return m
         return -1

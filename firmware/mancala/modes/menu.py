@@ -118,14 +118,25 @@ def open_book(app):
         old.close()
         set_book(None)
     path = "/tables/" + app.engine.rules.id + ".book"
-    try:  # the reader's module is imported only when there is a book
+    try:  # the checking module is imported only when there is a book
         opener(path).close()
     except OSError:
         app.log("book: no %s; playing on without it" % path)
         return
     from mancala import book
 
-    set_book(book.open_book(path, app.engine.rules.id, log=app.log, opener=opener))
+    bk = book.open_book(path, app.engine.rules.id, log=app.log, opener=opener)
+    if bk is not None:
+        set_book(bk.f, bk.entries)  # the engine looks up by itself: the file is all it keeps
+    bk = book = None
+    if sys.implementation.name == "micropython":  # the board: the module's code goes
+        import mancala
+
+        sys.modules.pop("mancala.book", None)
+        try:
+            delattr(mancala, "book")
+        except (AttributeError, KeyError):  # (MicroPython: KeyError)
+            pass
 
 def new_game(app):
     s = app.settings
