@@ -293,3 +293,25 @@ def test_reader_in_micropython(tmp_path):
     start = hb.canonical(get_rules("kalah").start())
     assert v[5:] == [str(found[start][0]), "True", "0"]
     assert "CRC" in out and out.strip().endswith("B True")
+
+
+def test_cli_verify_and_show(tmp_path, capsys):
+    found, data = tiny()
+    path = tmp_path / "kalah.book"
+    path.write_bytes(data)
+    assert hb.main(["verify", str(path), "--sample", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "the tree meets %d, misses 0" % len(found) in out
+    assert "2 of 2 sampled moves found again at %d nodes" % TINY_NODES in out
+    assert hb.main(["show", "--file", str(path)]) == 0
+    start = hb.canonical(get_rules("kalah").start())
+    assert "pit %d" % (found[start][0] + 1) in capsys.readouterr().out
+    assert hb.main(["show", "kalah", "0,0,0,0,0,9,0,0,9,9,9,9,3,0", "S",
+                    "--file", str(path)]) == 0
+    assert "not in the book" in capsys.readouterr().out
+    bad = bytearray(data)
+    bad[-2] ^= 1
+    path.write_bytes(bytes(bad))
+    assert hb.main(["verify", str(path)]) == 1
+    assert "CRC" in capsys.readouterr().err
+    assert hb.main(["build", "--depth", "0"]) == 2
