@@ -83,6 +83,17 @@ def need_engine(app, rules=None):
     open_book(app)
 
 
+def on_flash(app, opener, path, what):
+    """True if the flash has `path`; else said on the console (the board plays on
+    without it).  The module that reads it is imported only then (its code is heap)."""
+    try:
+        opener(path).close()
+    except OSError:
+        app.log("%s: no %s; playing on without it" % (what, path))
+        return False
+    return True
+
+
 def open_tables(app):
     """Give the engine the endgame table of its rules, if the flash has a good
     one (docs/TABLEBASE.md); a missing or damaged one is said on the console
@@ -95,11 +106,8 @@ def open_tables(app):
     if old is not None:
         old.close()
     name = app.engine.rules.name
-    path = "/tables/" + name + ".tb"  # tablebase.board_path(): the module is
-    try:  # imported only when there is a table (its code costs heap)
-        opener(path).close()
-    except OSError:
-        app.log("tables: no %s; playing on without it" % path)
+    path = "/tables/" + name + ".tb"  # tablebase.board_path()
+    if not on_flash(app, opener, path, "tables"):
         return
     from mancala import tablebase
 
@@ -118,10 +126,7 @@ def open_book(app):
         old.close()
         set_book(None)
     path = "/tables/" + app.engine.rules.id + ".book"
-    try:  # the checking module is imported only when there is a book
-        opener(path).close()
-    except OSError:
-        app.log("book: no %s; playing on without it" % path)
+    if not on_flash(app, opener, path, "book"):
         return
     from mancala import book
 
