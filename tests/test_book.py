@@ -160,6 +160,8 @@ def test_engine_uses_the_book_for_master_and_hints_only():
                 lambda e: (e.search(pos, level="beginner"), e.nodes, e.score)):
         assert run(with_book) == run(plain)
         assert not with_book.book_hit
+    with_book.release()  # a variant change: the old engine's book file is closed
+    assert bk.f.closed and with_book.book is None
 
 
 def test_an_illegal_book_move_is_never_played():

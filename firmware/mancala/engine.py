@@ -512,6 +512,9 @@ class Engine:
         global _spare
         _spare = (self.tt_bits, self.ttc, self.ttd, self.z)
         self.ttc = self.ttd = self.z = None
+        if self.book is not None:  # (the next engine opens its own variant's)
+            self.book.close()
+            self.book = None
 
     def set_table(self, table):
         """Use an endgame table: a made child with at most table.seeds stones on
