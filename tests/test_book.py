@@ -4,7 +4,6 @@ using it only for Master and hints, the board opening it, the match's master+boo
 
 import functools
 import io
-import os
 import random
 import zlib
 
@@ -175,7 +174,6 @@ def test_an_illegal_book_move_is_never_played():
     assert not e.book_hit and e.nodes == plain.nodes > 0
 
 
-@pytest.mark.skipif(not os.path.exists(SHIPPED), reason="no shipped book")
 def test_the_shipped_book_verifies_and_its_moves_are_found_again():
     bk = hb.load_book(SHIPPED, "kalah")  # header, size, CRC
     met, missing = hb.walk(bk, "kalah")
@@ -186,13 +184,33 @@ def test_the_shipped_book_verifies_and_its_moves_are_found_again():
     assert hb.main(["verify", SHIPPED]) == 0
 
 
-@pytest.mark.skipif(not os.path.exists(SHIPPED), reason="no shipped book")
+def answers_book(rules, pos):
+    """A book (bytes) with an answer (the first legal move) for North at every
+    position each move of South's `pos` leads to (extra-turn chains followed)."""
+    e = Engine(rules, tt_bits=4)
+    found = {}
+
+    def follow(p):
+        for k in range(6):
+            if p[MASK] >> k & 1:
+                c = bytearray(p)
+                rules.move(c, k)
+                if c[MASK] and c[SIDE] == p[SIDE]:
+                    follow(c)
+                elif c[MASK]:
+                    found[hb.canonical(c)] = (next(j for j in range(6) if c[MASK] >> j & 1), 0, 0)
+    follow(pos)
+    assert len({e.book_key(bytearray(p)) for p in found}) == len(found)
+    return hb.book_bytes("kalah", 1, 1, found)
+
+
 def test_board_plays_the_book_and_does_not_ponder_its_answers():
     from board_helpers import board, start
 
     from host_tools.fakes.board import index
     from host_tools.fakes.memfs import MemFs
 
+    rules = get_rules("kalah")
     data = open(SHIPPED, "rb").read()
     fs = MemFs()
     fs.files["/tables/kalah.book"] = data
@@ -201,19 +219,39 @@ def test_board_plays_the_book_and_does_not_ponder_its_answers():
     app = b.app
     assert app.engine.book is not None
     b.play_move(index("S1"))
+    for _ in range(500):
+        if b.mode() == "think":
+            break
+        b.turn()
+    t0 = b.clock.now()
     assert b.until(("show",), 3000)
-    assert app.engine.book_hit  # the computer's first move came from the book
-    rules = get_rules("kalah")
+    assert b.clock.now() - t0 < 100  # no 2 s think: the book's move at once
     ref = Engine(rules, tt_bits=4)
     bk = hb.load_book(SHIPPED, "kalah")
     ref.set_book(bk.f, bk.entries)
-    after_s1 = rules.start(0)
-    rules.move(after_s1, 0)
-    assert ref.book_move(after_s1) == app.engine.best_move >= 0
-    # the person's turn: every reply has a book answer, so nothing is pondered
-    ponder0 = app.ponder_ms
-    b.run(2000)
-    assert app.ponder_ms == ponder0
+    first = rules.start(0)
+    rules.move(first, 0)
+    assert app.sow_pit == ref.book_move(first) >= 0
+    # the person's turn in a position whose every reply the book answers: nothing
+    # is pondered (without such a book the same turn ponders)
+    pos = rules.new_position([0, 5, 5, 5, 5, 4, 0, 0, 5, 5, 5, 5, 4, 0], 0)  # after S1 N1
+    pondered = []
+    for book in (answers_book(rules, pos), None):
+        fs = MemFs()
+        if book:
+            fs.files["/tables/kalah.book"] = book
+        b = board("pico_buttons", fs=fs, variant="kalah", opponent=4, starter=0)  # (nodes
+        start(b)  # charged on the simulated clock at a Pico's rate)
+        app = b.app
+        app.game.reset(rules, pos)
+        app.refresh()
+        app.set_mode(app.turn_mode())
+        assert b.mode() == "select" and (app.engine.book is not None) == bool(book)
+        assert app.engine.book_answers(pos) == bool(book)
+        ponder0 = app.ponder_ms
+        b.run(2000)
+        pondered.append(app.ponder_ms - ponder0)
+    assert pondered[0] == 0 and pondered[1] > 1000, pondered
     # a damaged book: one line on the console, the board plays on without it
     bad = bytearray(data)
     bad[HEADER + 11] ^= 1
@@ -226,7 +264,6 @@ def test_board_plays_the_book_and_does_not_ponder_its_answers():
     assert any("CRC" in ln and "without it" in ln for ln in b2.lines)
 
 
-@pytest.mark.skipif(not os.path.exists(SHIPPED), reason="no shipped book")
 def test_match_plays_master_with_the_book():
     from host_tools.engine_cli import EnginePlayer, parse_player, play_game
 
