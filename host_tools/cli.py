@@ -224,6 +224,7 @@ LAZY = {
     "flash": ("host_tools.flash_micropython", "flash_main"),
     "tablebase": ("host_tools.tablebase", "main"),
     "puzzles": ("host_tools.puzzles", "main"),
+    "book": ("host_tools.book", "main"),
 }
 
 HELP = """usage: mancala COMMAND ...
@@ -238,6 +239,7 @@ engine:  engine                        the engine's line protocol (docs/ENGINE.m
          bench                         node rates, heap, seconds per move on a Pico
          tablebase build|verify|probe|perfect|bench   endgame tables (make tablebase)
          puzzles generate|verify|show  the board's puzzles (make puzzles)
+         book build|verify|show        Master's opening book (make book)
 board:   sim [--headless]              the simulated board (make play)
          deploy | pull | analyse RECORD|FILE|- | flash   update a board, grade its games
 Every error is one line on stderr, `mancala COMMAND: error: ...`; the exit status is

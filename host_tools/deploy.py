@@ -566,6 +566,25 @@ def tables_plan(info, tables_for=None):
     return dict(tablebase.BOARD_SEEDS.get(platform, {}))
 
 
+def _books_to_send(info, plan):
+    """(name, data, sha256) of the opening books (committed: firmware/tables/) of the
+    plan's variants whose hash differs from the board's; they go with the tables."""
+    from host_tools.book import book_path
+
+    out = []
+    for variant in sorted(plan):
+        try:
+            with open(book_path(variant), "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        digest = hashlib.sha256(data).hexdigest()
+        name = variant + ".book"
+        if info["files"].get("t/" + name, (None,))[0] != digest:
+            out.append((name, data, digest))
+    return out
+
+
 def sync_tables(board, info, rep, plan, tables_dir, free):
     """Send the endgame tables whose hash differs from the board's (they live in
     /tables/, outside the slots: an update of the code alone leaves them), each
@@ -596,6 +615,7 @@ def sync_tables(board, info, rep, plan, tables_dir, free):
         if info["files"].get("t/" + name, (None,))[0] == digest:
             continue
         todo.append((name, data, digest))
+    todo += _books_to_send(info, plan)
     if not todo:
         rep.say("tables: %s unchanged on the board" % ", ".join(sorted(plan)))
         return sent
@@ -606,7 +626,7 @@ def sync_tables(board, info, rep, plan, tables_dir, free):
             rep.say("tables: no room for %s (%d KB, %d KB free): the board plays without it"
                     % (name, len(data) // 1024, (free + _blocks(old) * BLOCK) // 1024))
             continue
-        dest = board_path(variant_of(name))
+        dest = board_path(variant_of(name)) if name.endswith(".tb") else "/tables/" + name
         # the old copy goes first (the flash need not hold both); until the new
         # one is renamed in, the board has none of this table and says so
         board.exec("_rm(%r)\n_rm(%r)" % (dest, dest + ".tmp"))

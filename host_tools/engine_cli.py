@@ -36,8 +36,16 @@ seed_type = int_type("--seed", 0, MAX_SEED)
 # players
 
 def parse_player(text):
-    """'master' | 'nodes:N' | 'N' | 'openspiel-mcts:SIMS' -> (kind, value)."""
+    """'master' | 'nodes:N' | 'N' | 'openspiel-mcts:SIMS' -> (kind, value); an engine's
+    player may add '+tables[:DIR]' (endgame tables) and '+book[:FILE]' (the opening
+    book, default firmware/tables/VARIANT.book: Master's searches only)."""
     t = text.strip().lower()
+    if "+book" in t:  # e.g. master+book or master+book:firmware/tables/kalah.book
+        base, _, where = text.strip().partition("+book")
+        kind, value = parse_player(base)
+        if kind == "mcts":
+            raise ValueError("an opening book is for the engine's players, not %r" % text)
+        return (kind + "+book", (value, where.lstrip(":")))
     if "+tables" in t:  # e.g. master+tables or nodes:2000+tables:build/tables
         base, _, where = text.strip().partition("+tables")
         kind, value = parse_player(base)
@@ -80,6 +88,13 @@ class EnginePlayer:
         self.engine.keep = True  # as on the board: one table for the whole game
         for name, value in settings:
             setattr(self.engine, name, value)
+        if self.kind.endswith("+book"):  # Master's (and hints') first moves looked up
+            from host_tools.book import book_path, load_book
+
+            self.kind = self.kind[:-5]
+            self.value, where = self.value
+            bk = load_book(where or book_path(rules.id), rules.id)
+            self.engine.set_book(bk.f, bk.entries)
         if self.kind.endswith("+tables"):
             from host_tools.tablebase import best_built, load_table
 
@@ -187,11 +202,13 @@ def play_game(task):
     while not game.over and game.ply < MAX_PLIES:
         side = game.side
         if ponder and side != a_side and isinstance(pa, EnginePlayer) and \
-                game.legal_mask() & (game.legal_mask() - 1):
+                game.legal_mask() & (game.legal_mask() - 1) and \
+                not pa.engine.book_answers(game.pos):  # (as the board: not on a book's answer)
             # as the board ponders: A searches the position B faces, keeping its table
             pa.engine.search(game.pos, nodes=ponder)
         if ponder_b and side == a_side and isinstance(pb, EnginePlayer) and \
-                game.legal_mask() & (game.legal_mask() - 1):
+                game.legal_mask() & (game.legal_mask() - 1) and \
+                not pb.engine.book_answers(game.pos):
             pb.engine.search(game.pos, nodes=ponder_b)
         pit = players[side].move(game, history)
         why = game.why_illegal(pit)

@@ -83,8 +83,13 @@ def table_bytes_size(seeds):
 
 def board_plan(platform):
     """{variant: seeds} for a board ('rp2' or 'esp32'), and the KiB it leaves free."""
+    from host_tools.book import book_path
+
     plan = BOARD_SEEDS[platform]
     used = sum(table_bytes_size(n) for n in plan.values()) / 1024
+    # the opening books of the plan's variants go to /tables/ with them (deploy)
+    used += sum(os.path.getsize(book_path(v)) for v in plan
+                if os.path.exists(book_path(v))) / 1024
     left = FS_KIB[platform] - 2 * SLOT_KIB - DATA_KIB - MARGIN_KIB - used
     return plan, left
 
@@ -136,6 +141,9 @@ def install_into(folder, platform, where=TABLES_DIR):
             shutil.copyfile(src, target + ".tmp")
             os.replace(target + ".tmp", target)
         out.append(variant)
+    from host_tools.book import install_books
+
+    install_books(dest, BOARD_SEEDS[platform])  # the opening books go with them
     return out
 
 

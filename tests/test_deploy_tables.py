@@ -1,7 +1,7 @@
 """`make deploy` sends the endgame tables (issue 14) to an emulated board: only
 when their hash differs from the board's, checked on the board, outside the
 application slots (an update of the code alone leaves them); a table that is
-not built is said and left out."""
+not built is said and left out.  The opening book (committed) goes with them."""
 
 import contextlib
 import io
@@ -15,6 +15,7 @@ from update_helpers import (  # noqa: F401
 )
 
 from host_tools import bridge, deploy
+from host_tools.book import book_path
 from host_tools.tablebase import built_path, write_table
 from mancala.tablebase import open_table
 
@@ -43,7 +44,10 @@ def test_tables_sent_once_checked_and_left_by_code_updates(board, tmp_path):
     with said() as out:
         r = deploy.deploy(board.port, trial_seconds=TRIAL, src=make_app(tmp_path / "1", "1.0"),
                           out=out, tables_dir=str(tables), tables_for=PLAN)
-    assert sorted(r["tables"]) == ["kalah.tb", "ranok.tb"] and r["confirmed"]
+    # (the opening book, committed, goes with the plan's kalah table)
+    assert sorted(r["tables"]) == ["kalah.book", "kalah.tb", "ranok.tb"] and r["confirmed"]
+    with open(on_board(board, "kalah.book"), "rb") as f:
+        assert f.read() == open(book_path("kalah"), "rb").read()
     for v, n in PLAN.items():
         with open(on_board(board, v + ".tb"), "rb") as f, \
                 open(built_path(v, n, str(tables)), "rb") as g:
@@ -72,7 +76,7 @@ def test_a_table_not_built_is_said_and_left_out(board, tmp_path):
     with said() as out:
         r = deploy.deploy(board.port, trial_seconds=TRIAL, src=make_app(tmp_path / "1", "1.0"),
                           out=out, tables_dir=str(tmp_path / "none"), tables_for={"kalah": 9})
-    assert r["tables"] == [] and r["confirmed"]
+    assert r["tables"] == ["kalah.book"] and r["confirmed"]  # the book is committed
     assert "kalah-9.tb is not built (make tablebase)" in out.getvalue()
     assert not os.path.exists(on_board(board, "kalah.tb"))
 

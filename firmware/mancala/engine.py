@@ -496,6 +496,13 @@ class Engine:
         self.table = None  # endgame table (mancala.tablebase.Table) or None
         self.table_seeds = -1  # positions with at most this many seeds are looked up
         self._use_table = -1  # table_seeds for the search under way (-1: off)
+        self.book = None  # the opening book's open file (set_book) or None
+        self.book_entries = 0
+        self.book_score = 0  # the score stored with the last entry found (stones)
+        self.book_hit = False  # the last start() took its move from the book
+        self._book_buf = None  # (buffers made by set_book: an entry, a mirrored position,
+        self._book_pos = None  # the children of book_answers)
+        self._book_kids = None
 
     # -- public API --------------------------------------------------------------
 
@@ -506,6 +513,9 @@ class Engine:
         global _spare
         _spare = (self.tt_bits, self.ttc, self.ttd, self.z)
         self.ttc = self.ttd = self.z = None
+        if self.book is not None:  # (the next engine opens its own variant's)
+            self.book.close()
+            self.book = None
 
     def set_table(self, table):
         """Use an endgame table: a made child with at most table.seeds stones on
@@ -513,6 +523,87 @@ class Engine:
         keep their own mistakes)."""
         self.table = table
         self.table_seeds = table.seeds if table is not None else -1
+
+    def set_book(self, f, entries=0):
+        """Use an opening book: `f` its open file, `entries` its count (a
+        mancala.book.Book's f and entries; None: no book).  Master's searches and
+        hints (level 3) of a position in it play the book's move at once (depth 0);
+        grades, pondering and the lower levels never read it."""
+        self.book = f
+        self.book_entries = entries if f is not None else 0
+        if f is not None and self._book_buf is None:
+            self._book_buf = bytearray(6)
+            self._book_pos = bytearray(POS_LEN)
+            self._book_kids = [bytearray(POS_LEN) for _ in range(3)]
+
+    def book_find(self, key):
+        """The book's move for `key` (pit 0-5) or -1, its score in `book_score`:
+        a binary search of the sorted 6-byte entries after the 32-byte header
+        (mancala.book), one preallocated buffer, nothing allocated."""
+        f = self.book
+        b = self._book_buf
+        lo = 0
+        hi = self.book_entries
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            f.seek(32 + mid * 6)
+            if f.readinto(b) != 6:
+                return -1
+            k = b[0] | b[1] << 8 | b[2] << 16 | (b[3] & 63) << 24
+            if k < key:
+                lo = mid + 1
+            elif k > key:
+                hi = mid
+            else:
+                self.book_score = b[5] - 128
+                return b[4] if b[4] < 6 else -1
+        return -1
+
+    def book_key(self, pos):
+        """The book's key of `pos`: the Zobrist key of the position seen from South
+        (North to move: the rows swapped, so one entry serves both sides)."""
+        if not pos[SIDE]:
+            return self._hash(pos)
+        b = self._book_pos
+        if b is None:
+            b = self._book_pos = bytearray(POS_LEN)
+        for i in range(7):
+            b[i] = pos[7 + i]
+            b[7 + i] = pos[i]
+        b[SIDE] = 0
+        b[MASK] = pos[MASK]
+        return self._hash(b)
+
+    def book_move(self, pos):
+        """The book's move of `pos` if it is legal there, else -1 (a key that only
+        collides with a book position is never played)."""
+        book = self.book
+        if book is None or not pos[MASK]:
+            return -1
+        m = self.book_find(self.book_key(pos))
+        if m >= 0 and pos[MASK] >> m & 1:
+            return m
+        return -1
+
+    def book_answers(self, pos, chain=0):
+        """True when the book has the answer to every move of `pos`: each leads to
+        the end, or to the other side to move in a book position, or (an extra
+        turn, up to 2 deep) to a position where the same holds.  Pondering `pos`
+        would be wasted then."""
+        if self.book is None or not pos[MASK] or chain > 2:
+            return False
+        child = self._book_kids[chain]
+        for k in range(6):
+            if pos[MASK] >> k & 1:
+                child[:] = pos
+                self._move(child, k)
+                if child[MASK]:
+                    if child[SIDE] == pos[SIDE]:
+                        if not self.book_answers(child, chain + 1):
+                            return False
+                    elif self.book_move(child) < 0:
+                        return False
+        return True
 
     def start(self, pos, level=None, nodes=None, deadline_ms=None, clock=None):
         """Begin a search of `pos` (copied); run it with step() or search()."""
@@ -528,6 +619,8 @@ class Engine:
         limit = nodes
         self._use_table = self.table_seeds
         self._qplies = self.qdepth  # quiescence plies for this search (0: static leaves)
+        self.book_hit = False
+        li = -1
         if level is not None:
             li = LEVELS.index(level) if not isinstance(level, int) else level
             if limit is None:
@@ -565,6 +658,13 @@ class Engine:
         if POPCOUNT[mask] == 1 and f < 0:
             self.done = True  # a forced move: nothing to think about
             return
+        if li == 3 and f < 0 and self.book is not None:
+            m = self.book_move(root)
+            if m >= 0:  # Master's (or a hint's) move from the book: no search
+                self.best_move = m
+                self.book_hit = True
+                self.done = True
+                return
         self.iter = 0
         self._new_iteration()
 

@@ -80,6 +80,18 @@ def need_engine(app, rules=None):
     app.engine = app.engine_cls(rules, tt_bits=app.profile["tt_bits"],
                                   seed=app.rng.next() & 0xFFFF)
     open_tables(app)
+    open_book(app)
+
+
+def on_flash(app, opener, path, what):
+    """True if the flash has `path`; else said on the console (the board plays on
+    without it).  The module that reads it is imported only then (its code is heap)."""
+    try:
+        opener(path).close()
+    except OSError:
+        app.log("%s: no %s; playing on without it" % (what, path))
+        return False
+    return True
 
 
 def open_tables(app):
@@ -94,15 +106,42 @@ def open_tables(app):
     if old is not None:
         old.close()
     name = app.engine.rules.name
-    path = "/tables/" + name + ".tb"  # tablebase.board_path(): the module is
-    try:  # imported only when there is a table (its code costs heap)
-        opener(path).close()
-    except OSError:
-        app.log("tables: no %s; playing on without it" % path)
+    path = "/tables/" + name + ".tb"  # tablebase.board_path()
+    if not on_flash(app, opener, path, "tables"):
         return
     from mancala import tablebase
 
     set_table(tablebase.open_table(path, name, log=app.log, opener=opener))
+
+def open_book(app):
+    """Give the engine the opening book of its rules, if the flash has a good one
+    (/tables/VARIANT.book, docs/ENGINE.md "Opening book"); a missing or damaged
+    one is said on the console and the board plays on without it."""
+    set_book = getattr(app.engine, "set_book", None)
+    opener = getattr(app.store.fs, "open_read", None)
+    if set_book is None or opener is None:
+        return
+    old = app.engine.book
+    if old is not None:
+        old.close()
+        set_book(None)
+    path = "/tables/" + app.engine.rules.id + ".book"
+    if not on_flash(app, opener, path, "book"):
+        return
+    from mancala import book
+
+    bk = book.open_book(path, app.engine.rules.id, log=app.log, opener=opener)
+    if bk is not None:
+        set_book(bk.f, bk.entries)  # the engine looks up by itself: the file is all it keeps
+    bk = book = None
+    if sys.implementation.name == "micropython":  # the board: the module's code goes
+        import mancala
+
+        sys.modules.pop("mancala.book", None)
+        try:
+            delattr(mancala, "book")
+        except (AttributeError, KeyError):  # (MicroPython: KeyError)
+            pass
 
 def new_game(app):
     s = app.settings
