@@ -523,3 +523,16 @@ def test_pc_tools_use_a_larger_table(tmp_path, capsys):
     assert "blunder" in out and " 8" in out
     assert cli.main(["best", pos, "--tables", str(tmp_path / "none")]) == 1
     assert "no kalah table here" in capsys.readouterr().err
+
+
+def test_a_released_engine_closes_its_tables_file():
+    """A variant change releases the old engine: its endgame table's file is closed
+    then (on littlefs an open file holds a cache buffer of the heap), not left to
+    the garbage collector."""
+    from mancala.engine import Engine
+
+    t = Table(io.BytesIO(built("kalah", 2)[0]), "kalah")
+    e = Engine(get_rules("kalah"), tt_bits=10)
+    e.set_table(t)
+    e.release()
+    assert t.f.closed and e.table is None and e.table_seeds == -1

@@ -516,6 +516,9 @@ class Engine:
         if self.book is not None:  # (the next engine opens its own variant's)
             self.book.close()
             self.book = None
+        if self.table is not None:  # ... and its table: an open file holds a buffer
+            self.table.close()
+            self.set_table(None)
 
     def set_table(self, table):
         """Use an endgame table: a made child with at most table.seeds stones on

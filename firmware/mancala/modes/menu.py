@@ -102,10 +102,7 @@ def open_tables(app):
     opener = getattr(app.store.fs, "open_read", None)
     if set_table is None or opener is None:
         return
-    old = app.engine.table
-    if old is not None:
-        old.close()
-    name = app.engine.rules.name
+    name = app.engine.rules.name  # (the old engine's table was closed by its release())
     path = "/tables/" + name + ".tb"  # tablebase.board_path()
     if not on_flash(app, opener, path, "tables"):
         return
@@ -121,11 +118,7 @@ def open_book(app):
     opener = getattr(app.store.fs, "open_read", None)
     if set_book is None or opener is None:
         return
-    old = app.engine.book
-    if old is not None:
-        old.close()
-        set_book(None)
-    path = "/tables/" + app.engine.rules.id + ".book"
+    path = "/tables/" + app.engine.rules.id + ".book"  # (the old one: closed by release())
     if not on_flash(app, opener, path, "book"):
         return
     from mancala import book
