@@ -202,13 +202,11 @@ def play_game(task):
     while not game.over and game.ply < MAX_PLIES:
         side = game.side
         if ponder and side != a_side and isinstance(pa, EnginePlayer) and \
-                game.legal_mask() & (game.legal_mask() - 1) and \
-                not pa.engine.book_answers(game.pos):  # (as the board: not on a book's answer)
+                game.legal_mask() & (game.legal_mask() - 1):
             # as the board ponders: A searches the position B faces, keeping its table
             pa.engine.search(game.pos, nodes=ponder)
         if ponder_b and side == a_side and isinstance(pb, EnginePlayer) and \
-                game.legal_mask() & (game.legal_mask() - 1) and \
-                not pb.engine.book_answers(game.pos):
+                game.legal_mask() & (game.legal_mask() - 1):
             pb.engine.search(game.pos, nodes=ponder_b)
         pit = players[side].move(game, history)
         why = game.why_illegal(pit)

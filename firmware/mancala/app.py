@@ -436,8 +436,6 @@ class App:
             e.keep = True
             e.start(target, nodes=self.PONDER_NODES, clock=clock.now)
             self.pondering = True
-            if getattr(e, "book", None) is not None and e.book_answers(target):
-                e.stop()  # the opening book answers every move here: nothing to ponder
         if not e.done:
             t = clock.now()
             e.step_for(left, self.PONDER_CHUNK)

@@ -500,9 +500,8 @@ class Engine:
         self.book_entries = 0
         self.book_score = 0  # the score stored with the last entry found (stones)
         self.book_hit = False  # the last start() took its move from the book
-        self._book_buf = None  # (buffers made by set_book: an entry, a mirrored position,
-        self._book_pos = None  # the children of book_answers)
-        self._book_kids = None
+        self._book_buf = None  # (buffers made by set_book: an entry, a mirrored position)
+        self._book_pos = None
 
     # -- public API --------------------------------------------------------------
 
@@ -537,7 +536,6 @@ class Engine:
         if f is not None and self._book_buf is None:
             self._book_buf = bytearray(6)
             self._book_pos = bytearray(POS_LEN)
-            self._book_kids = [bytearray(POS_LEN) for _ in range(3)]
 
     def book_find(self, key):
         """The book's move for `key` (pit 0-5) or -1, its score in `book_score`:
@@ -587,26 +585,6 @@ class Engine:
         if m >= 0 and pos[MASK] >> m & 1:
             return m
         return -1
-
-    def book_answers(self, pos, chain=0):
-        """True when the book has the answer to every move of `pos`: each leads to
-        the end, or to the other side to move in a book position, or (an extra
-        turn, up to 2 deep) to a position where the same holds.  Pondering `pos`
-        would be wasted then."""
-        if self.book is None or not pos[MASK] or chain > 2:
-            return False
-        child = self._book_kids[chain]
-        for k in range(6):
-            if pos[MASK] >> k & 1:
-                child[:] = pos
-                self._move(child, k)
-                if child[MASK]:
-                    if child[SIDE] == pos[SIDE]:
-                        if not self.book_answers(child, chain + 1):
-                            return False
-                    elif self.book_move(child) < 0:
-                        return False
-        return True
 
     def start(self, pos, level=None, nodes=None, deadline_ms=None, clock=None):
         """Begin a search of `pos` (copied); run it with step() or search()."""
