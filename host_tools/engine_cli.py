@@ -499,25 +499,30 @@ class Protocol:
                     line = lines.get_nowait()
                 except queue.Empty:
                     continue
-                if line is END_OF_INPUT:  # finish this search, then quit
-                    self.pending.append("quit")
+                # Commands are handled in the order they came: during a search only
+                # `stop` and `isready` act at once; the rest wait for its end.  A
+                # `quit` or the end of input with nothing waiting before it has nothing
+                # left to wait for: the search ends now (its best move is said).
+                if line is END_OF_INPUT:
                     lines = None
+                    if not self.pending:
+                        eng.stop()
+                        alive = False
+                        break
+                    self.pending.append(END_OF_INPUT)
                     continue
-                if line is None:  # not UTF-8: answered after the search
-                    self.pending.append(line)
-                    continue
-                w = line.split()
-                if w and w[0] == "stop":
+                w = line.split() if line is not None else None
+                if w == ["stop"]:
                     eng.stop()
                     break
-                if w and w[0] == "quit":
+                if w == ["isready"]:
+                    self.say("readyok")
+                elif w == ["quit"] and not self.pending:
                     eng.stop()
                     alive = False
                     break
-                if w and w[0] == "isready":
-                    self.say("readyok")
-                elif w:
-                    self.pending.append(line)  # for after the search
+                elif w is None or w:  # None (not UTF-8): answered in its turn
+                    self.pending.append(line)
         self.say("info depth %d score %d nodes %d" % (eng.depth, eng.score, eng.nodes))
         self.say("bestmove %d" % (eng.best_move + 1))
         return alive
@@ -588,6 +593,35 @@ def _protocol_int(what, text, low, high):
         raise ValueError(str(e)) from None
 
 
+def fd_lines(fd):
+    """The lines of file descriptor `fd` without their line ends (None: a line that is
+    not UTF-8), read with os.read.  The protocol's reader thread blocks here while a
+    search runs; blocked in sys.stdin's buffered read instead it would hold that
+    buffer's lock, and the interpreter's exit (quit, Ctrl-C) aborts on it: "Fatal
+    Python error: _enter_buffered_busy: could not acquire lock for <stdin> ... daemon
+    threads", exit status 134."""
+    rest = b""
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # stdin closed under us: as the end of input
+            chunk = b""
+        if not chunk:
+            break
+        *whole, rest = (rest + chunk).split(b"\n")
+        for raw in whole:
+            yield _decoded(raw)
+    if rest:
+        yield _decoded(rest)
+
+
+def _decoded(raw):
+    try:
+        return raw.decode("utf-8").rstrip("\r")
+    except UnicodeDecodeError:
+        return None
+
+
 def engine_main(argv):
     p = Parser(prog="mancala engine", description=Protocol.__doc__)
     p.add_argument("--seed", type=seed_type, default=0)
@@ -595,10 +629,17 @@ def engine_main(argv):
     proto = Protocol(sys.stdout, a.seed)
     lines = queue.Queue()
 
+    try:
+        source = fd_lines(sys.stdin.fileno())
+    except (AttributeError, OSError, ValueError):  # no descriptor (a stdin in memory)
+        source = stdin_lines()
+
     def reader():
-        for line in stdin_lines():
-            lines.put(line)
-        lines.put(END_OF_INPUT)
+        try:
+            for line in source:
+                lines.put(line)
+        finally:  # whatever ends the reading ends the protocol, never a wait forever
+            lines.put(END_OF_INPUT)
 
     threading.Thread(target=reader, daemon=True).start()
     while True:
