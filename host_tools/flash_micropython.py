@@ -18,9 +18,13 @@ import struct
 import subprocess
 import sys
 
-# The MicroPython releases the firmware supports (MIN_VERSION in deploy.py; the
-# tests run 1.27.0).  .mpy v6 from 1.22 on; older boards: install one of these.
-SUPPORTED = ("1.22", "1.23", "1.24", "1.25", "1.26", "1.27")
+# The MicroPython releases the firmware supports (MIN_VERSION in deploy.py): .mpy v6
+# from 1.22 on, up to the newest one it is tested on (1.27.0: the WebAssembly VM and
+# the RP2040 model that runs the rp2 port; 1.28: the unix port).  Older boards:
+# install one of these; the exact files the docs name are TESTED_FILES.
+SUPPORTED = ("1.22", "1.23", "1.24", "1.25", "1.26", "1.27", "1.28")
+TESTED_FILES = {"pico": "RPI_PICO-20251209-v1.27.0.uf2",
+                "esp32": "ESP32_GENERIC-20251209-v1.27.0.bin"}
 DOWNLOADS = {
     "pico": "https://micropython.org/download/RPI_PICO/ (Pico W: RPI_PICO_W, Pico 2: RPI_PICO2)",
     "esp32": "https://micropython.org/download/ESP32_GENERIC/ (S3: ESP32_GENERIC_S3, C3: ESP32_GENERIC_C3)",
@@ -51,8 +55,8 @@ def check_version(path, force=False):
                              % os.path.basename(path))
         return None
     if ".".join(v.split(".")[:2]) not in SUPPORTED and not force:
-        raise FlashError("MicroPython %s is not supported by this firmware (supported: %s; --force to install anyway)"
-                         % (v, ", ".join(SUPPORTED)))
+        raise FlashError("MicroPython %s is not supported by this firmware (supported: %s to %s; "
+                         "--force to install anyway)" % (v, SUPPORTED[0], SUPPORTED[-1]))
     return v
 
 
@@ -151,11 +155,13 @@ def flash_main(argv=None):
     ap = argparse.ArgumentParser(prog="mancala flash", description="Install MicroPython on a new board.")
     sub = ap.add_subparsers(dest="board", required=True)
     p = sub.add_parser("pico", help="copy a UF2 file to a Pico in BOOTSEL mode")
-    p.add_argument("--uf2", required=True, help="MicroPython UF2 file, from %s" % DOWNLOADS["pico"])
+    p.add_argument("--uf2", required=True, help="MicroPython UF2 file, from %s (tested: %s)"
+                   % (DOWNLOADS["pico"], TESTED_FILES["pico"]))
     p.add_argument("--drive", default=None, help="the Pico's USB drive (default: found by INFO_UF2.TXT)")
     p.add_argument("--force", action="store_true", help="install a MicroPython version not in the supported list")
     e = sub.add_parser("esp32", help="erase and write an ESP32 with esptool")
-    e.add_argument("--bin", required=True, help="MicroPython .bin file, from %s" % DOWNLOADS["esp32"])
+    e.add_argument("--bin", required=True, help="MicroPython .bin file, from %s (tested: %s)"
+                   % (DOWNLOADS["esp32"], TESTED_FILES["esp32"]))
     e.add_argument("--port", default=os.environ.get("PORT"), help="serial port (default: $PORT)")
     e.add_argument("--chip", default="esp32", choices=sorted(ESP_OFFSET))
     e.add_argument("--baud", type=int, default=460800)
@@ -166,11 +172,11 @@ def flash_main(argv=None):
         if a.board == "pico":
             flash_pico(a.uf2, a.drive, a.force)
         else:
-            if not a.port:
-                raise FlashError("give the ESP32's serial port: --port /dev/ttyUSB0 (or PORT=)")
-            flash_esp32(a.bin, a.port, a.chip, a.baud, a.dry_run, a.force)
+            if not a.port and not a.dry_run:  # a dry run only prints the commands
+                raise FlashError("give the ESP32's serial port: --port /dev/ttyUSB0")
+            flash_esp32(a.bin, a.port or "PORT", a.chip, a.baud, a.dry_run, a.force)
     except FlashError as err:
-        print("error: %s" % err, file=sys.stderr)
+        print("mancala flash: error: %s" % err, file=sys.stderr)
         return 1
     return 0
 

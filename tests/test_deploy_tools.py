@@ -106,6 +106,7 @@ def test_flash_pico_copies_uf2(tmp_path, pico_drive, capsys):
 
 @pytest.mark.parametrize("name,data,needle", [
     ("RPI_PICO-20220618-v1.19.1.uf2", None, "1.19.1 is not supported"),
+    ("RPI_PICO-20270101-v1.29.0.uf2", None, "1.29.0 is not supported by this firmware (supported: 1.22 to 1.28"),
     ("RPI_PICO-20251209-v1.27.0.uf2", b"hello" * 200, "not a UF2 file"),
     ("RPI_PICO2-20251209-v1.27.0.uf2", "rp2350", "is for rp2350-arm-s but the board is RPI-RP2"),
     ("missing-v1.27.0.uf2", "absent", "no such file"),
@@ -116,8 +117,20 @@ def test_flash_pico_errors(tmp_path, pico_drive, capsys, name, data, needle):
         f.write_bytes(uf2(0xE48BFF59) if data == "rp2350" else data if data else uf2())
     assert flash_micropython.flash_main(["pico", "--uf2", str(f), "--drive", str(pico_drive)]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and needle in err and err.count("\n") == 1
+    assert err.startswith("mancala flash: error: ") and needle in err and err.count("\n") == 1
     assert [p.name for p in pico_drive.iterdir()] == ["INFO_UF2.TXT"]
+
+
+def test_flash_pico_takes_what_is_tested(tmp_path, pico_drive, capsys):
+    """1.28 runs the tests (the unix port): it is not refused; the help names the exact
+    file the RP2040 model runs."""
+    f = tmp_path / "RPI_PICO-20260601-v1.28.0.uf2"
+    f.write_bytes(uf2())
+    assert flash_micropython.flash_main(["pico", "--uf2", str(f), "--drive", str(pico_drive)]) == 0
+    assert "MicroPython 1.28.0" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        flash_micropython.flash_main(["pico", "--help"])
+    assert "RPI_PICO-20251209-v1.27.0.uf2" in capsys.readouterr().out.replace("\n", " ")
 
 
 def test_flash_pico_no_drive(tmp_path, monkeypatch, capsys):
@@ -134,11 +147,14 @@ def test_flash_esp32_commands_and_esptool(tmp_path, capsys):
     assert flash_micropython.flash_main(["esp32", "--bin", str(f), "--port", "/dev/ttyUSB7", "--dry-run"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].endswith("esptool --chip esp32 --port /dev/ttyUSB7 --baud 460800 erase-flash")
+    # a dry run needs no port: it only prints the commands
+    assert flash_micropython.flash_main(["esp32", "--bin", str(f), "--dry-run"]) == 0
+    assert "--port PORT " in capsys.readouterr().out
     assert out[1].endswith("write-flash -z 0x1000 %s" % f)
     # esptool itself runs (from PyPI) and its failure comes back as one line
     assert flash_micropython.flash_main(["esp32", "--bin", str(f), "--port", str(tmp_path / "no-port")]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("error: esptool failed: ") and "no-port" in err and err.count("\n") == 1
+    assert err.startswith("mancala flash: error: esptool failed: ") and "no-port" in err and err.count("\n") == 1
     # not an ESP image
     g = tmp_path / "ESP32_GENERIC-20251209-v1.27.0-x.bin"
     g.write_bytes(b"\x00" * 16)
