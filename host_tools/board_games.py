@@ -183,6 +183,11 @@ def _analyse(argv):
     ap.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report")
     ap.add_argument("--png", metavar="FILE", help="also write the evaluation graph as PNG")
     a = ap.parse_args(argv)
+    for path in (a.html, a.png):  # before minutes of analysis, not after them
+        folder = os.path.dirname(os.path.abspath(path)) if path else None
+        if folder and not (os.path.isdir(folder) and os.access(folder, os.W_OK)):
+            raise BoardError("the report could not be written: %s: no such folder, or "
+                             "not writable" % printable(folder))
     text, where = _record_text(a.record)
     try:
         rows = analyse_record(text, a.nodes, a.tables)

@@ -8,6 +8,7 @@ import argparse
 import importlib
 import json
 import sys
+import time
 
 from host_tools.board_text import draw
 from mancala.game import END_AGREEMENT, END_REPETITION
@@ -185,6 +186,9 @@ def cmd_play(argv):
     return 0
 
 
+PERFT_PROGRESS_DEPTH = 9  # from here a count takes seconds to minutes: progress on stderr
+
+
 def cmd_perft(argv):
     p = Parser(prog="mancala perft", description="Count move sequences; the count is the last line.")
     p.add_argument("text", nargs="+", help="POSITION or VARIANT, then DEPTH")
@@ -194,13 +198,25 @@ def cmd_perft(argv):
         raise UsageError("perft needs a position or variant and a depth")
     depth = bounded("depth", a.text[-1], 0, 12)
     rules, pos = parse_position(_join(a.text[:-1]))
-    if a.divide and depth > 0:
-        for pit in range(6):
-            if pos[MASK] >> pit & 1:
-                child = bytearray(pos)
-                rules.move(child, pit)
-                print("%d: %d" % (pit + 1, perft(rules, child, depth - 1)))
-    print(perft(rules, pos, depth))
+    if not (a.divide or depth >= PERFT_PROGRESS_DEPTH) or depth == 0:
+        print(perft(rules, pos, depth))
+        return 0
+    # Counted first move by first move, so a deep count says how far it is (it
+    # runs minutes from depth 10 on) and --divide prints each one as it is known.
+    moves = [pit for pit in range(6) if pos[MASK] >> pit & 1]
+    total = 0
+    t0 = time.monotonic()
+    for k, pit in enumerate(moves):
+        child = bytearray(pos)
+        rules.move(child, pit)
+        n = perft(rules, child, depth - 1)
+        total += n
+        if a.divide:
+            print("%d: %d" % (pit + 1, n), flush=True)
+        if depth >= PERFT_PROGRESS_DEPTH:
+            print("perft: %d of %d first moves counted, %.0f s" % (k + 1, len(moves),
+                  time.monotonic() - t0), file=sys.stderr, flush=True)
+    print(total)
     return 0
 
 

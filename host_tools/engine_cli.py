@@ -225,6 +225,12 @@ def play_game(task):
     return index, pts, s, n, game.ply
 
 
+def _ignore_interrupts():
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def run_match(variant, a, b, games, workers=2, oplies=2, seed=1, progress=True, out=None,
               log=None, first=0, ponder=0, ponder_b=0, set_a=(), set_b=()):
     spec_a, spec_b = parse_player(a), parse_player(b)
@@ -266,7 +272,9 @@ def run_match(variant, a, b, games, workers=2, oplies=2, seed=1, progress=True, 
     if workers > 1:
         import multiprocessing
         ctx = multiprocessing.get_context("fork")
-        with ctx.Pool(workers) as pool:
+        # The workers leave Ctrl-C to this process, which ends them (the pool's exit):
+        # each would print its own traceback ("Process ForkPoolWorker-1: ...").
+        with ctx.Pool(workers, initializer=_ignore_interrupts) as pool:
             for r in pool.imap_unordered(play_game, tasks):
                 record(r)
                 bar(len(results))

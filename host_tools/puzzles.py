@@ -292,7 +292,7 @@ def main(argv=None):
     v.add_argument("--sample", type=int_type("--sample", 1, 1000))
     s = sub.add_parser("show", help="draw a puzzle and its solution")
     s.add_argument("variant", choices=VARIANTS)
-    s.add_argument("number", type=int_type("number", 1, 10000))
+    s.add_argument("number", type=int)
     a = p.parse_args(argv)
     if a.cmd == "generate":
         for variant in a.variant or VARIANTS:
@@ -318,6 +318,11 @@ def main(argv=None):
     from host_tools.board_text import draw
 
     rules = get_rules(a.variant)
+    with open(data_path(a.variant)) as f:
+        total = fw.count_in(f)
+    if not 1 <= a.number <= total:  # the set's own size, not the parser's sanity bound
+        raise UsageError("%s has %d puzzles: the number must be 1..%d, got %d"
+                         % (a.variant, total, total, a.number))
     with open(data_path(a.variant)) as f:
         puzzle = fw.read_from(f, a.variant, a.number)
     if puzzle is None:

@@ -1,0 +1,60 @@
+"""The second newcomer's list (issue 26): what the `mancala` command says to bad or
+long requests."""
+
+import os
+import signal
+import subprocess
+import sys
+
+from host_tools import board_games, cli, puzzles
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_puzzle_numbers_are_bounded_by_the_set(capsys):
+    """`puzzles show kalah 0` said "must be 1..10000" with 40 puzzles in the set."""
+    assert cli.run_command("puzzles", puzzles.main, ["show", "kalah", "0"]) == 2
+    err = capsys.readouterr().err
+    with open(puzzles.data_path("kalah")) as f:
+        total = sum(1 for line in f if line.strip() and not line.startswith("#"))
+    assert "kalah has %d puzzles: the number must be 1..%d, got 0" % (total, total) in err
+    assert cli.run_command("puzzles", puzzles.main,
+                           ["show", "kalah", str(total + 1)]) == 2
+    assert cli.run_command("puzzles", puzzles.main, ["show", "kalah", str(total)]) == 0
+
+
+def test_analyse_checks_the_report_folder_before_analysing(capsys, monkeypatch):
+    """--html into a folder that is not there failed only after the analysis (48 s)."""
+    def analysed(*args):
+        raise AssertionError("analysed before the report's folder was checked")
+
+    monkeypatch.setattr(board_games, "analyse_record", analysed)
+    status = cli.run_command("analyse", board_games.analyse_main,
+                             ["kalah", "3", "1", "--html", "/nonexistent/x.html"])
+    assert status == 1
+    assert "/nonexistent: no such folder, or not writable" in capsys.readouterr().err
+
+
+def test_deep_perft_shows_progress(capsys, monkeypatch):
+    """`perft kalah 12` ran minutes with nothing on the screen."""
+    monkeypatch.setattr(cli, "PERFT_PROGRESS_DEPTH", 3)
+    assert cli.cmd_perft(["kalah", "3"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "185\n"  # the count is still the last (and only) line of stdout
+    lines = err.splitlines()
+    assert len(lines) == 6 and lines[-1].startswith("perft: 6 of 6 first moves counted")
+
+
+def test_ctrl_c_in_a_match_is_one_line():
+    """Ctrl-C (the terminal's: the whole process group) during a two-worker match
+    printed each worker's traceback ("Process ForkPoolWorker-1:")."""
+    p = subprocess.Popen([sys.executable, "-m", "host_tools.cli", "match", "nodes:300",
+                          "nodes:300", "--games", "40", "--workers", "2"], cwd=ROOT,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    for _ in range(2):  # the progress bar's second line: a game is done, the workers work
+        assert p.stderr.readline().startswith(b"[")
+    os.killpg(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    assert b"ForkPoolWorker" not in err and b"Traceback" not in err, err
+    assert err.endswith(b"mancala match: interrupted\n"), err
