@@ -366,6 +366,26 @@ def match_main(argv):
 
 
 # ---------------------------------------------------------------------------
+# the board's Master on the PC
+
+def board_engine(rules, seed=0, book=True):
+    """An Engine that plays as the board's Master does: with the variant's opening book
+    (the committed firmware/tables/VARIANT.book the board carries in /tables/), where
+    there is one.  The board also probes the endgame table it was sent (`make
+    deploy`); on the PC that is --tables, since build/tables holds what this machine
+    happened to build."""
+    eng = Engine(rules, seed=seed)
+    if book:
+        from host_tools.book import book_path, load_book
+
+        path = book_path(rules.id)
+        if os.path.exists(path):
+            bk = load_book(path, rules.id)
+            eng.set_book(bk.f, bk.entries)
+    return eng
+
+
+# ---------------------------------------------------------------------------
 # best
 
 def best_texts(words):
@@ -389,6 +409,8 @@ def best_main(argv):
     p.add_argument("--seed", type=seed_type, default=0)
     p.add_argument("--tables", nargs="?", const="build/tables", metavar="DIR",
                    help="use the largest endgame table built in DIR (default build/tables)")
+    p.add_argument("--no-book", action="store_true",
+                   help="Master without its opening book (the board plays with it)")
     a = p.parse_args(argv)
     if a.position == ["-"]:
         texts = [t for t in stdin_lines()]
@@ -404,14 +426,15 @@ def best_main(argv):
         games.append(game)
     level = a.level if a.level or a.nodes else "master"
     for game in games:
-        eng = Engine(game.rules, seed=a.seed)
+        eng = board_engine(game.rules, a.seed, book=not a.no_book)
         if a.tables:
             from host_tools.tablebase import open_built
 
             eng.set_table(open_built(game.rules.id, a.tables))
         pit = eng.search(game.pos, level=level if a.nodes is None else None, nodes=a.nodes)
-        print("bestmove %d score %d depth %d nodes %d" % (pit + 1, eng.score, eng.depth,
-                                                          eng.nodes))
+        score = eng.book_score if eng.book_hit else eng.score
+        print("bestmove %d score %d depth %d nodes %d%s" % (
+            pit + 1, score, eng.depth, eng.nodes, " book" if eng.book_hit else ""))
         sys.stdout.flush()
     return 0
 
@@ -435,7 +458,7 @@ class Protocol:
         self.errors = 0
         self.pending = []  # commands that arrived during a search
         self.rules, self.pos = parse_position("kalah")
-        self.engine = Engine(self.rules, seed=seed)
+        self.engine = board_engine(self.rules, seed)
 
     def say(self, line):
         self.out.write(line + "\n")
@@ -462,7 +485,8 @@ class Protocol:
                 raise ValueError("move %d: %s" % (k + 1, e)) from None
         if rules is not self.rules:
             self.rules = rules
-            self.engine = Engine(rules, seed=self.seed)
+            self.engine.release()  # (closes the old variant's book)
+            self.engine = board_engine(rules, self.seed)
         self.pos = bytearray(game.pos)
 
     def go(self, words, lines):
@@ -531,7 +555,10 @@ class Protocol:
                     break
                 elif w is None or w:  # None (not UTF-8): answered in its turn
                     self.pending.append(line)
-        self.say("info depth %d score %d nodes %d" % (eng.depth, eng.score, eng.nodes))
+        if eng.book_hit:  # Master's move from its opening book, as on the board
+            self.say("info depth 0 score %d nodes 0 book" % eng.book_score)
+        else:
+            self.say("info depth %d score %d nodes %d" % (eng.depth, eng.score, eng.nodes))
         self.say("bestmove %d" % (eng.best_move + 1))
         return alive
 

@@ -58,3 +58,28 @@ def test_ctrl_c_in_a_match_is_one_line():
     assert p.returncode == 130, err
     assert b"ForkPoolWorker" not in err and b"Traceback" not in err, err
     assert err.endswith(b"mancala match: interrupted\n"), err
+
+
+def test_one_master_the_cli_plays_the_boards_book(capsys):
+    """`best --level master` and the protocol's Master searched without the opening
+    book the board plays (kalah's start: 6, which analyse grades an inaccuracy; the
+    book says 3)."""
+    from host_tools.engine_cli import Protocol, best_main
+
+    assert best_main(["kalah", "--level", "master"]) == 0
+    assert capsys.readouterr().out == "bestmove 3 score 9 depth 0 nodes 0 book\n"
+    assert best_main(["kalah", "--level", "master", "--no-book"]) == 0
+    searched = capsys.readouterr().out.split()
+    assert searched[-1] != "book" and int(searched[searched.index("nodes") + 1]) > 0
+    import io
+
+    out = io.StringIO()
+    proto = Protocol(out)
+    for line in ("position kalah", "go", "go nodes 300", "position oware", "go nodes 50",
+                 "position kalah moves 3", "hint"):
+        proto.handle(line)
+    lines = out.getvalue().splitlines()
+    assert lines[:2] == ["info depth 0 score 9 nodes 0 book", "bestmove 3"]
+    # a node budget is a plain search, never the book; a new variant opens its own
+    assert "book" not in " ".join(lines[2:])
+    assert lines[-1].startswith("hint ")
