@@ -82,7 +82,7 @@ def analyse_record(text, nodes=None, tables=None):
         raise DeployError("the engine is not available (%s)" % e) from None
     game = parse_record(text)
     if nodes is None:
-        nodes = getattr(eng_mod, "GRADE_NODES", 4000) * PC_DEPTH_FACTOR
+        nodes = default_analyse_nodes()
     engine = eng_mod.Engine(game.rules, tt_bits=16)
     if tables:
         from host_tools.tablebase import open_built
@@ -189,6 +189,8 @@ def _analyse(argv):
             raise BoardError("the report could not be written: %s: no such folder, or "
                              "not writable" % printable(folder))
     text, where = _record_text(a.record)
+    if a.nodes is None:
+        a.nodes = default_analyse_nodes()
     try:
         rows = analyse_record(text, a.nodes, a.tables)
     except DeployError as e:
@@ -197,7 +199,26 @@ def _analyse(argv):
         raise UsageError("%s: %s" % (printable(where), e)) from None
     for line in format_analysis(rows):
         print(line)
+    print(budget_note(a.nodes))
     return _write_report(text, rows, a)
+
+
+def default_analyse_nodes():
+    from mancala.engine import GRADE_NODES
+
+    return GRADE_NODES * PC_DEPTH_FACTOR
+
+
+def budget_note(nodes):
+    """Which budget graded the moves, against the board's coach: a deeper search here
+    can grade a move otherwise than the board did (issue 26: "blunder (10 stones)" on
+    the board, "blunder 8" in the report)."""
+    from mancala.engine import GRADE_NODES
+
+    return ("graded with %d nodes a move (%s the board's coach, which grades with %d: "
+            "a grade or a loss may differ from the board's)"
+            % (nodes, "%gx" % round(nodes / GRADE_NODES, 2) if nodes != GRADE_NODES else "as",
+               GRADE_NODES))
 
 
 def _write_report(text, rows, a):

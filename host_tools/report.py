@@ -265,8 +265,14 @@ def html(data):
         "graph": graph_svg(data), "legend": legend, "acc_rows": "\n".join(acc_rows),
         "critical": crit, "move_rows": "\n".join(move_rows), "data": payload,
         "south": SOUTH_COLOUR, "north": NORTH_COLOUR, "bg": BACKGROUND,
-        "nodes": "%d nodes a move" % data["nodes"] if data.get("nodes") else "the default budget",
+        "nodes": e(_budget(data.get("nodes"))),
     }
+
+
+def _budget(nodes):
+    from host_tools.board_games import budget_note, default_analyse_nodes
+
+    return budget_note(nodes or default_analyse_nodes())
 
 
 def write(text, rows, html_path=None, png_path=None, nodes=None):
@@ -312,8 +318,8 @@ a { color: #ffd08a; }
 </style></head>
 <body><main>
 <h1>Mancala game report</h1>
-<div class="meta">%(variant)s &middot; %(moves)d moves &middot; %(outcome)s &middot; graded by the board's
-engine with %(nodes)s</div>
+<div class="meta">%(variant)s &middot; %(moves)d moves &middot; %(outcome)s &middot; the board's
+engine %(nodes)s</div>
 <div class="meta">record: <code id="record">%(record)s</code></div>
 
 <h2>The game at a glance</h2>

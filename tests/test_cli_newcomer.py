@@ -83,3 +83,21 @@ def test_one_master_the_cli_plays_the_boards_book(capsys):
     # a node budget is a plain search, never the book; a new variant opens its own
     assert "book" not in " ".join(lines[2:])
     assert lines[-1].startswith("hint ")
+
+
+def test_analysis_and_report_say_their_budget_against_the_coach(tmp_path, capsys):
+    """The report said "the default budget" and `--help` "25x the board's"; the coach
+    and the report then disagreed with no word why."""
+    from mancala.engine import GRADE_NODES
+
+    html = tmp_path / "r.html"
+    assert board_games.analyse_main(["kalah", "3", "1", "6", "--nodes", "600", "--html",
+                                     str(html)]) == 0
+    note = ("graded with 600 nodes a move (0.1x the board's coach, which grades with %d"
+            % GRADE_NODES)
+    assert note in capsys.readouterr().out
+    import html as markup
+
+    assert note in markup.unescape(html.read_text()).replace("\n", " ")
+    assert board_games.budget_note(board_games.default_analyse_nodes()) \
+        .startswith("graded with %d nodes a move (25x" % (25 * GRADE_NODES))
