@@ -361,6 +361,15 @@ def _trainer_lines(app, name):
     return lines
 
 
+# The coach's grades as a sentence says them ("the move S3 was a blunder").
+GRADE_WORDS = ("the best move", "an excellent move", "a good move", "an inaccuracy",
+               "a mistake", "a blunder")
+
+
+def stones(n):
+    return "1 stone" if n == 1 else "%d stones" % n
+
+
 def _key_of(i):
     return "%s (%s)" % (PIT_NAMES[i], PIT_KEYS[i])
 
@@ -416,16 +425,20 @@ def explain(board):
             lines.append("the coach looks for a hint...")
         elif app.hint_pit >= 0:
             lines.append("hint: play %s" % _key_of(app.hint_pit))
-        lines.append("u takes back, i asks for a hint (%d left), m menu"
-                     % app.meta["hints"])
+        if app.meta["hints"]:
+            lines.append("u takes back, i asks for a hint (%d left), m menu"
+                         % app.meta["hints"])
+        else:  # i flashes red then: say why, and where more are set
+            lines.append("u takes back, m menu; no hints left in this game (the menu's S5 "
+                         "sets how many a game has)")
     elif mode == A.SOW:
         t = app.sow_path[app.sow_i]
         left = app.sow_n - app.sow_i
         if app.settings["quick"]:
-            lines.append("quick mode: the board sows by itself (%d stone(s) left)" % left)
+            lines.append("quick mode: the board sows by itself (%s left)" % stones(left))
         else:
             lines.append("sow: drop one stone into the white pit %s and press its key "
-                         "(%d stone(s) in hand)" % (_key_of(t), left))
+                         "(%s in hand)" % (_key_of(t), stones(left)))
         lines.append("u takes the move back")
     elif mode == A.THINK:
         lines.append("the computer (%s) is thinking... press a store (` or j) to make it "
@@ -450,17 +463,16 @@ def explain(board):
         if app.grading:
             lines.append("the coach grades the move...")
     elif mode == A.GRADE:
-        from mancala.engine import GRADES
 
         g0, loss, _ = app.grade
         lines.append("coach: the move %s%d was %s%s (a key goes on)" % (
             "SN"[app.before[SIDE]], app.sow_pit + 1,
-            GRADES[g0], " (%d stone(s) lost)" % loss if loss else ""))
+            GRADE_WORDS[g0], " (%s lost)" % stones(loss) if loss else ""))
     elif mode == A.BLUNDER:
         th = app.grade[2]
         mover = app.before[SIDE]
         lines.append("blunder%s%s: your store (%s) takes the move back, any pit keeps it" % (
-            " (%d stones)" % app.grade[1] if app.grade[1] else "",
+            " (%s)" % stones(app.grade[1]) if app.grade[1] else "",
             ", the red pit %s is the threat" % PIT_NAMES[(mover ^ 1) * 7 + th]
             if th >= 0 else "", PIT_KEYS[mover * 7 + 6]))
     elif mode == A.OVER_:

@@ -101,3 +101,31 @@ def test_analysis_and_report_say_their_budget_against_the_coach(tmp_path, capsys
     assert note in markup.unescape(html.read_text()).replace("\n", " ")
     assert board_games.budget_note(board_games.default_analyse_nodes()) \
         .startswith("graded with %d nodes a move (25x" % (25 * GRADE_NODES))
+
+
+def test_simulator_words(monkeypatch):
+    """Item 10: "the move S3 was blunder", "stone(s)", nothing said when `i` finds no
+    hint left."""
+    import sys as _sys
+
+    _sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from board_helpers import board, start
+
+    from host_tools import sim
+    from mancala import app as A
+
+    b = board(variant="kalah", opponent=0, coaching=1)
+    start(b)
+    b.app.meta["hints"] = 0
+    text = "\n".join(sim.explain(b))
+    assert "no hints left in this game (the menu's S5 sets how many a game has)" in text
+    b.app.before = bytearray(b.app.game.pos)
+    b.app.sow_pit = 2
+    for grade, words in (((3, 1, -1), "was an inaccuracy (1 stone lost)"),
+                         ((4, 3, -1), "was a mistake (3 stones lost)"),
+                         ((0, 0, -1), "was the best move (a key goes on)")):
+        b.app.grade = grade
+        monkeypatch.setattr(b.app, "mode", A.GRADE)
+        text = "\n".join(sim.explain(b))
+        assert "coach: the move S3 " + words in text, text
+    assert "stone(s)" not in open(sim.__file__).read()
