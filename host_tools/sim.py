@@ -463,7 +463,6 @@ def explain(board):
         if app.grading:
             lines.append("the coach grades the move...")
     elif mode == A.GRADE:
-
         g0, loss, _ = app.grade
         lines.append("coach: the move %s%d was %s%s (a key goes on)" % (
             "SN"[app.before[SIDE]], app.sow_pit + 1,
