@@ -43,6 +43,11 @@ except ImportError:  # CPython
     def _ticks_ms():
         return int(_time.monotonic() * 1000) & 0x3FFFFFFF  # type: ignore[attr-defined]
 
+try:  # the machine-code kernels: only a port with a native emitter compiles them
+    from mancala import native as _native
+except Exception:  # CPython (no micropython), the WebAssembly VM (rejects native code)
+    _native = None
+
 
 LEVELS = ("beginner", "amateur", "strong", "master")
 GRADES = ("best", "excellent", "good", "inaccuracy", "mistake", "blunder")
@@ -405,10 +410,21 @@ FRONTIERS = {"kalah": frontier_kalah, "oware": frontier_oware}
 _spare = None  # (tt_bits, ttc, ttd, z) of a released engine (Engine.release)
 
 
+def native_available():
+    """True where the machine-code kernels (mancala.native) run."""
+    return _native is not None
+
+
 class Engine:
-    def __init__(self, rules, tt_bits=12, seed=0):
+    def __init__(self, rules, tt_bits=12, seed=0, native=None):
+        """`native`: use the machine-code kernels (None: where they run, False:
+        never, the bytecode reference).  Both search the same tree."""
         self.rules = rules
-        self._move = rules.move
+        move = None
+        if native is not False and _native is not None:
+            move = _native.mover(rules)
+        self.native = move is not None
+        self._move = move or rules.move
         self.seed = seed
         self.rng = Rng(seed)
         self.w = ROW_WEIGHT.get(rules.name, 0)
@@ -418,7 +434,7 @@ class Engine:
         # ... at the leaves of a search with quiescence (Master's): the empty-pit weight
         self.qew = QUIESCE_EMPTY_WEIGHT.get(rules.name, self.ew)
         # children of depth-1 nodes valued without being made (None: made)
-        self.frontier = FRONTIERS.get(rules.name)
+        self.frontier = (_native.FRONTIERS if self.native else FRONTIERS).get(rules.name)
         self.qdepth = QUIESCE.get(rules.name, 0)  # quiescence plies at the horizon
         # (only a variant with quiescence makes its buffers: QUIESCE, kalah)
         self.qkids = [bytearray(POS_LEN) for _ in range(QMAX)] if self.qdepth else None
@@ -958,7 +974,7 @@ class Engine:
         xw = self.xw
         static = evaluate
         frontier = self.frontier
-        if tw or (xw and frontier is frontier_kalah):  # weights it cannot value
+        if tw or (xw and vcode == 0):  # weights kalah's frontier cannot value
             frontier = None
         quiet = self._qplies
         plain = not (tw or ew or xw)  # the evaluation is stores and rows only
