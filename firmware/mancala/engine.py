@@ -518,6 +518,14 @@ class Engine:
         self.book_hit = False  # the last start() took its move from the book
         self._book_buf = None  # (buffers made by set_book: an entry, a mirrored position)
         self._book_pos = None
+        # The machine-code search (mancala.native.run: the same tree as _run) where
+        # the kernels run and the evaluation has no threat term (not written there).
+        self.kernel = self.native and not self.tw
+        if self.kernel:
+            self._kpaths = _native.flat_paths(rules)
+            self._qstate = array("i", bytes(4 * 6))  # the quiescence's ints (native.quiesce)
+            self._kfrontier = 0 if self.frontier is None else 1
+            self._run = self._run_native  # type: ignore[method-assign]
 
     # -- public API --------------------------------------------------------------
 
@@ -936,6 +944,9 @@ class Engine:
             if pos[MASK] >> m & 1:
                 return m
         return -1
+
+    def _run_native(self, end):
+        return _native.run(self, end)  # type: ignore[union-attr]
 
     def _run(self, end):
         """Advance the search.  0: `end` nodes reached (resumable), 1: the iteration

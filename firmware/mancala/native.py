@@ -581,3 +581,525 @@ def frontier_oware(pos, alpha: int, beta: int, left: int, w: int, half: int, ew:
 
 
 FRONTIERS = {"kalah": frontier_kalah, "oware": frontier_oware}
+
+
+def flat_paths(rules):
+    """The flat sowing paths the kernels read for `rules` (mover() said yes)."""
+    return {"kalah": _KP, "mangala": _MP, "ranok": _RP, "oware": _OP}[rules.name]
+
+
+# -- the search: mancala.engine.Engine._run and _quiesce, step for step ------------
+# The same states, the same move order, the same node counting and table writes
+# (so the same tree, scores and node counts at equal nodes).  The engine's stacks
+# are read in place: alpha/beta/oalpha/best/bias are array("h") (16 bits, read
+# unsigned through ptr16, so sign-extended: (x ^ 0x8000) - 0x8000), the table and
+# the keys array("i")/("H") of values below 2**30 (ptr32 reads them alike on 32-
+# and 64-bit ports).  Positions stay the engine's bytearrays (node[] / kids[]).
+# Python is called for the move (a viper function above), the frontier, the
+# quiescence, the endgame table; the rest runs as machine code.
+
+_QLEFT = const(0)  # slots of the quiescence's int array (Engine._qstate)
+_QPLIES = const(1)
+_QW = const(2)
+_QEW = const(3)
+_QXW = const(4)
+_QOWARE = const(5)
+
+
+@micropython.viper
+def quiesce(pos, alpha: int, beta: int, qp: int, move, qkids, qs, path) -> int:
+    """Engine._quiesce: the value of leaf `pos` for its side to move."""
+    p = ptr8(pos)
+    st = ptr32(qs)
+    pa = ptr8(path)
+    side = p[14]
+    v = (p[6] - p[13]) * _SCALE
+    w = st[_QW]
+    if w:
+        v += (p[0] + p[1] + p[2] + p[3] + p[4] + p[5] - p[7] - p[8] - p[9] - p[10] - p[11]
+              - p[12]) * w
+    ew = st[_QEW]
+    xw = st[_QXW]
+    if xw:
+        e = 0
+        x = 0
+        for i in range(6):
+            if p[i] == 0:
+                e += 1
+            if p[7 + i] == 0:
+                e -= 1
+            if p[i] > 5 - i:
+                x += p[i] - 5 + i
+            if p[7 + i] > 5 - i:
+                x -= p[7 + i] - 5 + i
+        v -= e * ew + x * xw
+    elif ew:
+        e = 0
+        for i in range(6):
+            if p[i] == 0:
+                e += 1
+            if p[7 + i] == 0:
+                e -= 1
+        v -= e * ew
+    if side:
+        v = 0 - v
+    if v >= beta or qp >= st[_QPLIES] or st[_QLEFT] <= 0:
+        return v
+    if v > alpha:
+        alpha = v
+    bv = v
+    own0 = side * 7
+    own = own0 + 6
+    opp0 = 7 - own0
+    oware = st[_QOWARE]
+    mask = p[15]
+    c = qkids[qp]
+    cp = ptr8(c)
+    for pit in range(6):
+        if ((mask >> pit) & 1) == 0:
+            continue
+        cn = p[own0 + pit]
+        last = pa[(side * 6 + pit) * STRIDE + cn - 1]
+        if oware:
+            if cn > 11 or not (opp0 <= last < opp0 + 6 and 0 < p[last] < 3):
+                continue
+        elif last == own:
+            pass
+        elif cn > 12 or not (own0 <= last < own) or p[last] or p[12 - last] == 0:
+            continue
+        if st[_QLEFT] <= 0:
+            break
+        st[_QLEFT] = st[_QLEFT] - 1
+        for i in range(16):
+            cp[i] = p[i]
+        fl = int(move(c, pit))
+        x = 0
+        if fl & _OVER:
+            x = cp[6] - cp[13]
+            if side:
+                x = 0 - x
+            x *= _SCALE
+        elif cp[14] == side:
+            x = int(quiesce(c, alpha, beta, qp + 1, move, qkids, qs, path))
+        else:
+            x = 0 - int(quiesce(c, 0 - beta, 0 - alpha, qp + 1, move, qkids, qs, path))
+        if x > bv:
+            bv = x
+            if x > alpha:
+                alpha = x
+                if x >= beta:
+                    break
+    return bv
+
+
+@micropython.viper
+def evaluate(pos, side: int, w: int, ew: int, xw: int) -> int:
+    """mancala.engine.evaluate without the threat term (tw = 0)."""
+    p = ptr8(pos)
+    a = p[0] + p[1] + p[2] + p[3] + p[4] + p[5]
+    b = p[7] + p[8] + p[9] + p[10] + p[11] + p[12]
+    v = (p[6] - p[13]) * _SCALE + (a - b) * w
+    if ew:
+        e = 0
+        for i in range(6):
+            if p[i] == 0:
+                e += 1
+            if p[7 + i] == 0:
+                e -= 1
+        v -= e * ew
+    if xw:
+        e = 0
+        for i in range(6):
+            if p[i] > 5 - i:
+                e += p[i] - 5 + i
+            if p[7 + i] > 5 - i:
+                e -= p[7 + i] - 5 + i
+        v -= e * xw
+    if side:
+        v = 0 - v
+    return v
+
+
+_MAXPLY = const(40)  # mancala.engine.MAXPLY
+_QNODES = const(8)  # mancala.engine.QNODES
+_EXACT = const(1)
+_LOWER = const(2)
+_UPPER = const(3)
+
+
+@micropython.viper
+def run(eng, end: int) -> int:
+    """Engine._run(end) of `eng` (states, returns and side effects the same)."""
+    move = eng._move
+    path = ptr8(eng._kpaths)
+    vcode = int(eng.vcode)
+    kids = eng.kids
+    node = eng.node
+    alpha = ptr16(eng.alpha)
+    beta = ptr16(eng.beta)
+    oalpha = ptr16(eng.oalpha)
+    best = ptr16(eng.best)
+    bias = ptr16(eng.bias)
+    dep = ptr8(eng.dep)
+    bmove = ptr8(eng.bmove)
+    cur = ptr8(eng.cur)
+    cnt = ptr8(eng.cnt)
+    order = ptr8(eng.order)
+    same = ptr8(eng.same)
+    scout = ptr8(eng.scout)
+    keys = ptr8(eng.keys)
+    hkey = ptr32(eng.hkey)
+    ttc = ptr16(eng.ttc)
+    ttd = ptr32(eng.ttd)
+    z = ptr32(eng.z)
+    tmask = int(eng.tmask)
+    bits = int(eng.tt_bits)
+    w = int(eng.w)
+    ew = int(eng.ew)
+    xw = int(eng.xw)
+    frontier = eng.frontier
+    usefr = int(eng._kfrontier)  # (viper compares no object with None)
+    if xw and vcode == 0:
+        usefr = 0
+    quiet = int(eng._qplies)
+    plain = 1
+    if ew or xw:
+        plain = 0
+    if quiet:
+        usefr = 0
+    qkids = eng.qkids
+    qs = eng._qstate
+    qst = ptr32(qs)
+    if quiet:
+        qst[_QPLIES] = quiet
+        qst[_QW] = w
+        qst[_QEW] = int(eng.qew)
+        qst[_QXW] = xw
+        qst[_QOWARE] = 1 if vcode == 2 else 0
+    half = int(eng.half)
+    limit = int(eng.limit)
+    tseeds = int(eng._use_table)
+    table = eng.table
+    total = int(eng.rules.total)
+    nodes = int(eng.nodes)
+    p = int(eng._p)
+    v = int(eng._ret)
+    state = int(eng._state)
+    cut = 1 if eng._cut else 0
+    rootx = 1 if eng._rootx else 0
+    fh = int(eng._fh)
+    fhv = int(eng._fhv)
+    first = int(eng.first_score)
+    pending = -1
+    h = 0
+    i = 0
+    k = 0
+    pit = 0
+    base = 0
+    ret = -1
+    while True:
+        if state == 0:
+            # ---- a new node at ply p: the table, then its moves in order
+            if nodes >= end and pending < 0:
+                state = 0
+                ret = 0
+                break
+            pos = node[p]
+            pp = ptr8(pos)
+            d = dep[p]
+            tm = 7
+            e = 0
+            if d > 1:
+                h = (z[pp[0]] ^ z[80 + pp[1]] ^ z[160 + pp[2]] ^ z[240 + pp[3]]
+                     ^ z[320 + pp[4]] ^ z[400 + pp[5]] ^ z[480 + pp[6]] ^ z[560 + pp[7]]
+                     ^ z[640 + pp[8]] ^ z[720 + pp[9]] ^ z[800 + pp[10]] ^ z[880 + pp[11]]
+                     ^ z[960 + pp[12]] ^ z[1040 + pp[13]])
+                if pp[14]:
+                    h ^= z[1120]
+                hkey[p] = h
+                i = h & tmask
+                e = ttd[i]
+            if e and ttc[i] == ((h >> bits) & 0xFFFF):
+                tm = e >> 20
+                if p and ((e >> 14) & 63) >= d:
+                    s = (e & 4095) - 2048
+                    f = (e >> 12) & 3
+                    if f == _EXACT or (f == _LOWER and s >= ((beta[p] ^ 0x8000) - 0x8000)) or \
+                            (f == _UPPER and s <= ((alpha[p] ^ 0x8000) - 0x8000)):
+                        cut = 1
+                        v = s
+                        p -= 1
+                        state = 1
+                        continue
+            if d <= 1 and p and usefr:
+                r = 0
+                if pending >= 0:
+                    r = pending
+                    pending = -1
+                else:
+                    r = int(frontier(pos, (alpha[p] ^ 0x8000) - 0x8000,
+                                     (beta[p] ^ 0x8000) - 0x8000, limit - nodes, w, half, ew,
+                                     xw))
+                    nodes += (r >> 2) & 7
+                    if r & _FR_CUT:
+                        cut = 1
+                v = (r >> 8) - 32768
+                if not (r & _FR_STOPPED):
+                    p -= 1
+                    state = 1
+                    continue
+                sp = (r >> 5) & 7
+                base = p * 6
+                n = 0
+                mask = pp[15]
+                for q in range(sp, 6):
+                    if (mask >> q) & 1:
+                        order[base + n] = q
+                        n += 1
+                cnt[p] = n
+                cur[p] = 0
+                best[p] = v
+                bmove[p] = sp
+                if v > ((alpha[p] ^ 0x8000) - 0x8000):
+                    alpha[p] = v
+                oalpha[p] = alpha[p]
+                state = 2
+                continue
+            if p == 0:
+                tm = int(eng.force)
+                if tm < 0:
+                    tm = int(eng.best_move)
+            side = pp[14]
+            own0 = side * 7
+            own = own0 + 6
+            opp0 = 7 - own0
+            mask = pp[15]
+            base = p * 6
+            n = 0
+            for q in range(6):
+                if ((mask >> q) & 1) == 0:
+                    continue
+                key = 0
+                if q == tm:
+                    key = 200
+                else:
+                    cn = pp[own0 + q]
+                    pb = (side * 6 + q) * STRIDE
+                    last = 0
+                    if cn == 1 and vcode == 1:
+                        last = path[pb + 1]
+                    else:
+                        last = path[pb + cn - 1]
+                    if vcode <= 1:
+                        if last == own:
+                            key = 100
+                        elif own0 <= last < own:
+                            if pp[last] == 0 and cn < 13:
+                                key = pp[12 - last] + 1
+                        elif vcode == 1 and (pp[last] & 1):
+                            key = pp[last] + 1
+                    elif opp0 <= last < opp0 + 6 and 0 < pp[last] < 3:
+                        key = pp[last] + 1
+                keys[q] = key
+                j = base + n
+                while j > base and keys[order[j - 1]] < key:
+                    order[j] = order[j - 1]
+                    j -= 1
+                order[j] = q
+                n += 1
+            cnt[p] = n
+            cur[p] = 0
+            best[p] = 0 - _INF
+            bmove[p] = order[base]
+            oalpha[p] = alpha[p]
+            if p == 0:
+                rootx = 1
+            state = 2
+            continue
+        base = p * 6
+        k = cur[p]
+        if state == 1:
+            pit = order[base + k]
+            if same[p] == 0:
+                v = 0 - v
+        else:
+            if k >= cnt[p]:
+                # ---- node p is finished
+                val = (best[p] ^ 0x8000) - 0x8000
+                if p == 0:
+                    eng._raw_best = val - ((bias[bmove[0]] ^ 0x8000) - 0x8000)
+                    state = 2
+                    ret = 1
+                    break
+                v = val
+                p -= 1
+                state = 1
+                if dep[p + 1] <= 1:
+                    continue
+                f = _EXACT
+                if val <= ((oalpha[p + 1] ^ 0x8000) - 0x8000):
+                    f = _UPPER
+                elif val >= ((beta[p + 1] ^ 0x8000) - 0x8000):
+                    f = _LOWER
+                h = hkey[p + 1]
+                i = h & tmask
+                ttc[i] = (h >> bits) & 0xFFFF
+                ttd[i] = ((val + 2048) & 4095) | (f << 12) | (dep[p + 1] << 14) | \
+                    (bmove[p + 1] << 20)
+                continue
+            # ---- play the next move of node p
+            if nodes >= limit:
+                state = 2
+                ret = 2
+                break
+            if nodes >= end:
+                state = 2
+                ret = 0
+                break
+            pit = order[base + k]
+            pp = ptr8(node[p])
+            c = kids[p]
+            cp = ptr8(c)
+            for j in range(16):
+                cp[j] = pp[j]
+            fl = int(move(c, pit))
+            nodes += 1
+            side = pp[14]
+            q = p + 1
+            if fl & _OVER:
+                v = cp[6] - cp[13]
+                if side:
+                    v = 0 - v
+                v *= _SCALE
+            elif total - cp[6] - cp[13] <= tseeds and int(table.probe(c)) < 255:
+                tv = int(table.last) - 128
+                if cp[14]:
+                    tv = 0 - tv
+                v = cp[6] - cp[13] + tv
+                if side:
+                    v = 0 - v
+                v *= _SCALE
+            elif (fl & _EXTRA) and q + 1 < _MAXPLY:
+                same[p] = 1
+                a = (alpha[p] ^ 0x8000) - 0x8000
+                b = (beta[p] ^ 0x8000) - 0x8000
+                if p == 0:
+                    a -= (bias[pit] ^ 0x8000) - 0x8000
+                    b -= (bias[pit] ^ 0x8000) - 0x8000
+                if k and b - a > 1:
+                    b = a + 1
+                    scout[p] = 1
+                alpha[q] = a
+                beta[q] = b
+                dep[q] = dep[p]
+                node[q] = c
+                p = q
+                state = 0
+                continue
+            elif dep[p] <= 1 or q + 1 >= _MAXPLY:
+                cut = 1
+                if quiet:
+                    a = (alpha[p] ^ 0x8000) - 0x8000
+                    b = (beta[p] ^ 0x8000) - 0x8000
+                    if p == 0:
+                        a -= (bias[pit] ^ 0x8000) - 0x8000
+                        b -= (bias[pit] ^ 0x8000) - 0x8000
+                    ql = limit - nodes
+                    if ql > _QNODES:
+                        ql = _QNODES
+                    qst[_QLEFT] = ql
+                    if cp[14] == side:
+                        v = int(quiesce(c, a, b, 0, move, qkids, qs, path))
+                    else:
+                        v = 0 - int(quiesce(c, 0 - b, 0 - a, 0, move, qkids, qs, path))
+                    nodes += ql - qst[_QLEFT]
+                elif plain:
+                    v = (cp[6] - cp[13]) * _SCALE + (cp[0] + cp[1] + cp[2] + cp[3] + cp[4]
+                                                     + cp[5] - cp[7] - cp[8] - cp[9] - cp[10]
+                                                     - cp[11] - cp[12]) * w
+                    if side:
+                        v = 0 - v
+                else:
+                    v = int(evaluate(c, side, w, ew, xw))
+            else:
+                a = (alpha[p] ^ 0x8000) - 0x8000
+                b = (beta[p] ^ 0x8000) - 0x8000
+                if p == 0:
+                    a -= (bias[pit] ^ 0x8000) - 0x8000
+                    b -= (bias[pit] ^ 0x8000) - 0x8000
+                if k and b - a > 1:
+                    b = a + 1
+                    scout[p] = 1
+                if cp[14] == side:
+                    same[p] = 1
+                    alpha[q] = a
+                    beta[q] = b
+                else:
+                    same[p] = 0
+                    alpha[q] = 0 - b
+                    beta[q] = 0 - a
+                dep[q] = dep[p] - 1
+                node[q] = c
+                if dep[q] == 1 and usefr and same[p] == 0 and nodes < end:
+                    r = int(frontier(c, 0 - b, 0 - a, limit - nodes, w, half, ew, xw))
+                    nodes += (r >> 2) & 7
+                    if r & _FR_CUT:
+                        cut = 1
+                    if r & _FR_STOPPED:
+                        pending = r
+                        p = q
+                        state = 0
+                        continue
+                    v = 32768 - (r >> 8)
+                else:
+                    p = q
+                    state = 0
+                    continue
+        # ---- v: the value of move `pit` of node p, from p's side to move
+        if p == 0:
+            if k == 0:
+                first = v
+            v += (bias[pit] ^ 0x8000) - 0x8000
+            fh = -1
+        if scout[p]:
+            scout[p] = 0
+            if ((alpha[p] ^ 0x8000) - 0x8000) < v < ((beta[p] ^ 0x8000) - 0x8000):
+                if p == 0:
+                    fh = pit
+                    fhv = v
+                q = p + 1
+                a = (alpha[p] ^ 0x8000) - 0x8000
+                b = (beta[p] ^ 0x8000) - 0x8000
+                if p == 0:
+                    a -= (bias[pit] ^ 0x8000) - 0x8000
+                    b -= (bias[pit] ^ 0x8000) - 0x8000
+                if same[p]:
+                    alpha[q] = a
+                    beta[q] = b
+                    dep[q] = dep[p]
+                else:
+                    alpha[q] = 0 - b
+                    beta[q] = 0 - a
+                    dep[q] = dep[p] - 1
+                node[q] = kids[p]
+                p = q
+                state = 0
+                continue
+        if v > ((best[p] ^ 0x8000) - 0x8000):
+            best[p] = v
+            bmove[p] = pit
+            if v > ((alpha[p] ^ 0x8000) - 0x8000):
+                alpha[p] = v
+                if v >= ((beta[p] ^ 0x8000) - 0x8000):
+                    k = cnt[p] - 1
+        cur[p] = k + 1
+        state = 2
+    eng._p = p
+    eng._state = state
+    eng.nodes = nodes
+    eng._cut = cut != 0
+    eng._rootx = rootx != 0
+    eng._fh = fh
+    eng._fhv = fhv
+    eng.first_score = first
+    return ret
