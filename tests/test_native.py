@@ -173,3 +173,20 @@ def test_the_kernels_are_only_taken_where_they_run():
                      "print(engine.native_available(), engine.Engine(r).kernel,"
                      " engine.Engine(r, native=False).kernel)\n")
     assert out.split() == ["True", "True", "False"], out
+
+
+@pytest.mark.parametrize("arch", [None, "armv6m", "armv7emsp", "xtensawin"])
+def test_deploy_builds_the_kernels_for_the_boards_cpu(arch):
+    from host_tools import deploy
+    from host_tools.mpycompile import ARCHS
+
+    mpy = deploy.MPY_MAJOR | 3 << 8 | (ARCHS.index(arch) << 10 if arch else 0)
+    _version, _root, slot, fmt = deploy.build(deploy.DEFAULT_SRC, mpy)
+    assert fmt == ".mpy v%d.3" % deploy.MPY_MAJOR
+    if arch is None:  # no native emitter: the module stays off the board (the engine's
+        assert "mancala/native.mpy" not in slot  # import fails, it runs bytecode)
+        assert "mancala/engine.mpy" in slot
+        return
+    code = slot["mancala/native.mpy"]
+    assert code[0:1] == b"M" and code[2] >> 2 == ARCHS.index(arch)  # the CPU in the header
+    assert slot["mancala/engine.mpy"][2] >> 2 == 0  # the bytecode modules: any CPU
