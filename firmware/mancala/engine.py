@@ -47,6 +47,18 @@ try:  # the machine-code kernels: only a port with a native emitter compiles the
     from mancala import native as _native
 except Exception:  # CPython (no micropython), the WebAssembly VM (rejects native code)
     _native = None
+_ARCHS = (None, "x86", "x64", "armv6", "armv6m", "armv7m", "armv7em", "armv7emsp",
+          "armv7emdp", "xtensa", "xtensawin", "rv32imc", "rv64imc")
+
+
+def native_arch():
+    """The CPU the machine code runs on (mpy-cross's -march name), or None."""
+    if _native is None:
+        return None
+    import sys
+
+    a = getattr(sys.implementation, "_mpy", 0) >> 10
+    return _ARCHS[a] if a < len(_ARCHS) else None
 
 
 LEVELS = ("beginner", "amateur", "strong", "master")
@@ -86,6 +98,31 @@ def level_noise(rules, li):
     """Root noise of level index `li` for `rules`, in quarter stones."""
     t = VARIANT_LEVELS.get(rules.name)
     return t[1][li] if t else LEVEL_NOISE[li]
+
+# The machine-code kernels (mancala.native) search 13-17x the nodes of the bytecode
+# on an RP2040 (docs/ENGINE.md, "Native kernels": measured on the RP2040 model).  Per
+# CPU they run on (sys.implementation._mpy >> 10 names it): Master's node budget per
+# variant (what it searches in MASTER_MS: its level's budget, the board's node cap),
+# the coach's grading budget and the pondering cap.  A CPU without an entry (the unix
+# port's x64: tests, the PC) keeps the bytecode Pico's numbers, and the lower levels
+# keep theirs everywhere (the ladder's steps are the same).
+NATIVE_BUDGETS = {
+    # (Master's nodes per variant, grading nodes, pondering cap)
+    # (RP2040 model, one run: native Master nodes in 2 s, the lower of two positions
+    # per variant, kalah 36,043, mangala 39,872, oware 49,279, ranok 27,712; the
+    # budget ~85% of it.  Grading 48,000: ~1.7 s (kalah) to 3.4 s (ranok), as 6,000
+    # took the bytecode.  Pondering: 15x the bytecode's 30,000, as Master's.)
+    "armv6m": ({"kalah": 30000, "mangala": 34000, "oware": 42000, "ranok": 23000},
+               48000, 450000),
+}
+# The Pico 2 (RP2350: Cortex-M33 at 150 MHz, armv7emsp) and the ESP32 (240 MHz,
+# xtensawin) are not modelled; both are faster than the RP2040 per node, so they
+# get its budgets until measured on the chip (`mancala bench` on the board).
+NATIVE_BUDGETS["armv7emsp"] = NATIVE_BUDGETS["armv6m"]
+NATIVE_BUDGETS["xtensawin"] = NATIVE_BUDGETS["armv6m"]
+# step_for's chunk (nodes between clock reads) is in bytecode nodes: a native node
+# costs about 1/15 of one, so the kernel's chunk is this many times longer (same ms).
+KERNEL_CHUNK = 8
 
 # Grade thresholds: the largest loss (stones vs the best move) of each grade after
 # "best" (loss 0); anything above the last is a blunder.  docs/ENGINE.md.
@@ -521,6 +558,13 @@ class Engine:
         # The machine-code search (mancala.native.run: the same tree as _run) where
         # the kernels run and the evaluation has no threat term (not written there).
         self.kernel = self.native and not self.tw
+        # Budgets of the CPU (NATIVE_BUDGETS; the bytecode Pico's without an entry)
+        budgets = NATIVE_BUDGETS.get(native_arch()) if self.kernel else None
+        self.master_nodes = budgets[0].get(rules.name) if budgets else None
+        self.grade_nodes = budgets[1] if budgets else GRADE_NODES
+        self.ponder_nodes = budgets[2] if budgets else 30000  # (the App's PONDER_NODES)
+        self.master_cap = self.master_nodes or 30000  # (the App's MASTER_CAP)
+        self.chunk_scale = KERNEL_CHUNK if self.kernel else 1
         if self.kernel:
             self._kpaths = _native.flat_paths(rules)
             self._qstate = array("i", bytes(4 * 6))  # the quiescence's ints (native.quiesce)
@@ -629,13 +673,14 @@ class Engine:
         if level is not None:
             li = LEVELS.index(level) if not isinstance(level, int) else level
             if limit is None:
-                limit = level_nodes(self.rules, li)
+                limit = self.master_nodes if li == 3 and self.master_nodes else \
+                    level_nodes(self.rules, li)
             noise = level_noise(self.rules, li)
             if li < 3:  # the lower levels keep their searches (and mistakes)
                 self._use_table = -1
                 self._qplies = 0
         if limit is None:
-            limit = level_nodes(self.rules, 3)
+            limit = self.master_nodes or level_nodes(self.rules, 3)
         self.limit = limit
         bias = self.bias
         for k in range(6):
@@ -718,6 +763,7 @@ class Engine:
         loop turn's time left after reading its pits and drawing."""
         clock = self.clock
         t0 = int(clock())  # type: ignore
+        chunk *= self.chunk_scale  # (the kernel's nodes are cheaper: as many ms)
         while not self.step(chunk):
             if ((int(clock()) - t0) & M30) >= ms:  # type: ignore
                 return False
@@ -758,7 +804,7 @@ class Engine:
     def start_grade(self, pos, pit, nodes=None, clock=None):
         """Begin grading `pit` in `pos` a slice at a time: run step() until it
         returns True, then grade_result().  (The board keeps its pits live.)"""
-        self._grade_nodes = GRADE_NODES if nodes is None else nodes
+        self._grade_nodes = self.grade_nodes if nodes is None else nodes
         self._grade_pit = pit
         self._grade_pos[:] = pos
         self.force = pit
