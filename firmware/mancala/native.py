@@ -23,6 +23,7 @@ Sowing paths: one flat buffer per variant, STRIDE bytes per (side, pit); the
 paths of kalah3..kalah6 are prefixes of the same cycle, so kalah6's serve all.
 """
 
+# ruff: noqa: F821  (ptr8, ptr16, ptr32 are viper's casts, known to its compiler only)
 import micropython
 from micropython import const
 
