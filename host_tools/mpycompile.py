@@ -17,15 +17,14 @@ import subprocess
 import sys
 import tempfile
 
+from mancala.engine import ARCHS
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIRMWARE = os.path.join(ROOT, "firmware")
 
 
-# Modules holding native code, and the -march names of sys.implementation._mpy >> 10
-# (MicroPython's py/persistentcode.h, MP_NATIVE_ARCH_*).
+# Modules holding native code (ARCHS: the -march names of sys.implementation._mpy >> 10)
 NATIVE_MODULES = ("mancala/native.py",)
-ARCHS = (None, "x86", "x64", "armv6", "armv6m", "armv7m", "armv7em", "armv7emsp",
-         "armv7emdp", "xtensa", "xtensawin", "rv32imc", "rv64imc")
 
 
 def arch_of(mpy):

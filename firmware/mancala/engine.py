@@ -47,7 +47,9 @@ try:  # the machine-code kernels: only a port with a native emitter compiles the
     from mancala import native as _native
 except Exception:  # CPython (no micropython), the WebAssembly VM (rejects native code)
     _native = None
-_ARCHS = (None, "x86", "x64", "armv6", "armv6m", "armv7m", "armv7em", "armv7emsp",
+# sys.implementation._mpy >> 10 -> mpy-cross's -march name (py/persistentcode.h's
+# MP_NATIVE_ARCH_*; host_tools/mpycompile.py builds native code by it)
+ARCHS = (None, "x86", "x64", "armv6", "armv6m", "armv7m", "armv7em", "armv7emsp",
           "armv7emdp", "xtensa", "xtensawin", "rv32imc", "rv64imc")
 
 
@@ -58,7 +60,7 @@ def native_arch():
     import sys
 
     a = getattr(sys.implementation, "_mpy", 0) >> 10
-    return _ARCHS[a] if a < len(_ARCHS) else None
+    return ARCHS[a] if a < len(ARCHS) else None
 
 
 LEVELS = ("beginner", "amateur", "strong", "master")
