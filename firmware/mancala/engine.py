@@ -25,6 +25,11 @@ Written for MicroPython bytecode on a Pico / ESP32 and unchanged in CPython:
   search never goes past it) and the result does not depend on the slice sizes.
 
 Scores are in quarter stones inside (SCALE); `score` and grades speak stones.
+
+Where a port has a native emitter, the same search runs as machine code
+(mancala/native.py: `_run`, the quiescence, the frontiers and the sowings in
+viper, node for node the same tree); this bytecode stays the reference and runs
+everywhere else (docs/ENGINE.md, "Native kernels").
 """
 
 from mancala.compat import const
