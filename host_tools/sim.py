@@ -701,15 +701,16 @@ def _seed(text):
 def parse_args(argv=None):
     from host_tools.cli import Parser
     from mancala import profiles
-    from mancala.rules import VARIANTS
+    from mancala.modes.menu import VARIANT_CHOICES
 
     ap = Parser(prog="python -m host_tools.sim", description=__doc__,
                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--profile", default="pico_buttons", type=_profile_name,
                     metavar="PROFILE", help="board profile: %s (default pico_buttons)"
                     % ", ".join(profiles.NAMES))
-    ap.add_argument("--variant", choices=VARIANTS + ("kalah3", "kalah5", "kalah6"),
-                    help="variant of a new game")
+    # what the board's menu offers (a variant the menu lacks would fall back to its
+    # default in the settings' check: kalah5 started 4-seed kalah without a word)
+    ap.add_argument("--variant", choices=VARIANT_CHOICES, help="variant of a new game")
     ap.add_argument("--level", choices=LEVEL_NAMES[1:],
                     help="the computer's level in a new game (default amateur)")
     ap.add_argument("--two", action="store_true", help="two people, no computer")

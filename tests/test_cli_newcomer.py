@@ -129,3 +129,18 @@ def test_simulator_words(monkeypatch):
         text = "\n".join(sim.explain(b))
         assert "coach: the move S3 " + words in text, text
     assert "stone(s)" not in open(sim.__file__).read()
+
+
+def test_simulator_variants_are_the_menus():
+    """--variant kalah5 was listed, and started 4-seed kalah without a word."""
+    import pytest
+
+    from host_tools import sim
+    from mancala.modes.menu import VARIANT_CHOICES
+
+    for v in VARIANT_CHOICES:
+        assert sim.parse_args(["--variant", v]).variant == v
+    from host_tools.cli import UsageError
+
+    with pytest.raises(UsageError, match="invalid choice: 'kalah5'"):
+        sim.parse_args(["--variant", "kalah5"])
