@@ -5,18 +5,28 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+# What playing needs (the project and its run-time packages) apart from what the
+# tests and tools of the developers need (`.[dev]`: pytest, OpenSpiel, mypy,
+# Chromium's driver, the unix port; and node's MicroPython VM).
+PLAY_STAMP := $(VENV)/.installed-play
 MPVM   := node_modules/@micropython/micropython-webassembly-pyscript/micropython.mjs
 # Test workers: the machines have 2 cores.
 JOBS   ?= 2
 
-.PHONY: all setup play test lint typecheck compile bench clean
+.PHONY: all setup setup-play play test lint typecheck compile bench clean
 all: setup
 
 setup: $(STAMP) $(MPVM)
 
-$(STAMP): pyproject.toml
+setup-play: $(PLAY_STAMP)
+
+$(PLAY_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e .
+	touch $@
+
+$(STAMP): $(PLAY_STAMP)
 	$(VENV)/bin/pip install --quiet -e '.[dev]'
 	touch $@
 
@@ -24,7 +34,7 @@ $(MPVM): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-play: setup
+play: setup-play
 	$(PY) -m host_tools.sim $(ARGS)
 
 # The whole suite: lint, type check against device stubs, mpy-cross, pytest

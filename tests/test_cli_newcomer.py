@@ -144,3 +144,16 @@ def test_simulator_variants_are_the_menus():
 
     with pytest.raises(UsageError, match="invalid choice: 'kalah5'"):
         sim.parse_args(["--variant", "kalah5"])
+
+
+def test_make_play_installs_only_what_playing_needs():
+    """Item 11: `make play` installed the developers' world (a 535 MB .venv with
+    OpenSpiel, SciPy, mypy, Selenium) and needed node/npm, which the terminal
+    simulator does not use.  (`make -n -B`: what make would run from nothing.)"""
+    play = subprocess.run(["make", "-n", "-B", "play"], cwd=ROOT, capture_output=True,
+                          text=True, check=True).stdout
+    assert "pip install --quiet -e .\n" in play and "python -m host_tools.sim" in play
+    assert "[dev]" not in play and "npm" not in play
+    test = subprocess.run(["make", "-n", "-B", "test"], cwd=ROOT, capture_output=True,
+                          text=True, check=True).stdout
+    assert "-e '.[dev]'" in test and "npm ci" in test
