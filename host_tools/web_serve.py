@@ -117,7 +117,9 @@ def main(argv=None):
     try:
         srv = make_server(out, a.port)
     except OSError as e:
-        print("error: cannot listen on 127.0.0.1:%d (%s); try --port 0" % (a.port, e.strerror),
+        # both spellings: this runs as `make play-web` (WEB_PORT=) and on its own (--port)
+        print("mancala play-web: error: cannot listen on 127.0.0.1:%d (%s); another port: "
+              "make play-web WEB_PORT=0, or --port 0 (0: any free one)" % (a.port, e.strerror),
               file=sys.stderr)
         return 1
     url = "http://127.0.0.1:%d/" % srv.server_address[1]

@@ -157,3 +157,18 @@ def test_make_play_installs_only_what_playing_needs():
     test = subprocess.run(["make", "-n", "-B", "test"], cwd=ROOT, capture_output=True,
                           text=True, check=True).stdout
     assert "-e '.[dev]'" in test and "npm ci" in test
+
+
+def test_play_web_busy_port_names_both_spellings(capsys):
+    """`make play-web` said "try --port 0" where make takes WEB_PORT=0."""
+    import socket
+
+    from host_tools import web_serve
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(1)
+        assert web_serve.main(["--port", str(s.getsockname()[1])]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("mancala play-web: error: cannot listen")
+    assert "make play-web WEB_PORT=0, or --port 0" in err
