@@ -245,9 +245,9 @@ class Idle:
         if self.state == OFF:
             if b.on_usb():  # power is back: the board wakes and says why
                 self.state = DARK
-                self.wake(app, now)
-                self.note = POWER_CODE
+                self.note = POWER_CODE  # (drawn over the first frame: wake() renders)
                 self.t_note = now
+                self.wake(app, now)
                 app.saved(app.store_call(app.store.remove, POWER_FILE))
                 app.log("power: back (the board went dark on a low battery)")
             return
