@@ -88,6 +88,7 @@ class Idle:
             from mancala.hw.battery import Battery
 
             self.battery = Battery(machine.ADC(cfg.get("adc_pin", 29)), cfg)
+            self.battery.read_mv()
 
     # -- the loop's turn -------------------------------------------------------------
 
