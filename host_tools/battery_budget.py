@@ -94,7 +94,7 @@ def states(profile):
         dark = awake
     sensors = SENSOR_MA[sensor_kind(profile)]
     rows = []
-    for level, ma in zip(profile["brightness_levels"], play_ma(profile)):
+    for level, ma in zip(profile["brightness_levels"], play_ma(profile), strict=True):
         rows.append(("play, brightness %d" % level, ma + awake + sensors))
     rows.append(("dim (one LED breathing)", dim_ma(profile) + awake + sensors))
     rows.append(("dark", dark_led_ma(profile) + dark + sensors))

@@ -24,13 +24,16 @@ def test_each_state_draws_less_than_the_one_before_and_the_switch_saves_the_chai
 
 
 def test_the_battery_reading_and_its_charge():
-    for mv in (3300, 3450, 3600, 3900, 4200, 4700):
-        r = B.mv_to_reading(mv)
+    class Adc:
+        reading = 0
 
-        class Adc:
-            def read_u16(self):
-                return r
-        assert B.Battery(Adc(), {}).read_mv() == mv
+        def read_u16(self):
+            return self.reading
+
+    adc = Adc()
+    for mv in (3300, 3450, 3600, 3900, 4200, 4700):
+        adc.reading = B.mv_to_reading(mv)
+        assert B.Battery(adc, {}).read_mv() == mv
     assert B.percent(4250) == 100 and B.percent(3300) == 0
     assert 0 < B.percent(3600) < B.percent(3800) < B.percent(4100) < 100
 

@@ -2,8 +2,8 @@
 frame by frame on the simulated board with the clock it turns."""
 
 import pytest
-
 from board_helpers import SETTINGS, board, start, to_select
+
 from host_tools.fakes import machine, neopixel
 from host_tools.fakes.board import SimBoard
 from host_tools.fakes.memfs import MemFs
@@ -191,8 +191,9 @@ def test_low_battery_warns_in_light():
         b.run(5000)
         assert b.app.idle.low
         ss, ns = b.app.spans[6], b.app.spans[13]
+        leds = list(range(ss[0], ss[0] + ss[1])) + list(range(ns[0], ns[0] + ns[1]))
         red = [f for f in fr.since(t) if all(f[2][3 * i + 1] > 0 and f[2][3 * i] == 0
-                                              for i in range(ss[0], ss[0] + ss[1]))]
+                                              for i in leds)]
         assert len(red) >= 3  # the stores blink red (G R B: red in byte 1)
         assert b.mode() == "select" and b.counts()[:6] == [0, 5, 5, 5, 5, 4]
 

@@ -32,8 +32,8 @@ ITEMS = [
     ("coaching", 3, GREEN),
     ("hints", 4, (255, 210, 0)),
     ("brightness", 5, WHITE),
+    ("idle", 5, (120, 60, 255)),  # minutes before the board dims: S6 tapped again
     ("quick", S_STORE, (0, 255, 210)),
-    ("idle", 5, (120, 60, 255)),  # (shares S6 with the brightness: a second tap)
 ]
 PLAY_COLOUR = (255, 255, 120)
 if ACTIVITIES:  # (modes.add_activity): the "play" item chooses what the North store starts
