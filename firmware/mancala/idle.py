@@ -127,8 +127,7 @@ class Idle:
             return True
         if st == WAKING:
             pits = app.pits
-            for _ in pits.poll():  # the waking press: never played
-                pass
+            pits.poll()  # the waking press: its events dropped, never played
             app.render()
             if not (pits.touched() or pits.gesture):
                 self._shift(app, clock.diff(clock.now(), self.t_wake))
@@ -315,12 +314,14 @@ class Idle:
         return STATE_NAMES[self.state]
 
 
+try:
+    from time import ticks_add  # type: ignore[attr-defined]
+except ImportError:  # CPython
+    ticks_add = None
+
+
 def _adder(clock):
     """t + d on `clock`'s ticks (time.ticks_add on the chip's clock: they wrap)."""
-    try:
-        from time import ticks_add  # type: ignore[attr-defined]
-    except ImportError:
-        ticks_add = None
     if ticks_add is not None and type(clock).__name__ == "Clock":
         return ticks_add
     return _plus
