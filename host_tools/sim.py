@@ -150,7 +150,7 @@ def make_board(args, clock=None, log=None):
                  strict=args.strict, log=log)
     if mv is not None:
         b.set_battery(mv)
-        b.app.idle.t_battery -= b.app.idle.BATTERY_MS  # read at the first turn
+        b.app.idle.watch.t_battery -= b.app.idle.watch.BATTERY_MS  # read at the first turn
     return b
 
 
@@ -608,13 +608,13 @@ def _power_line(board):
     text = "power: " + words[idle.state_name()]
     minutes = board.app.settings.get("idle", 0)
     text += ", idle after %s" % ("never" if not minutes else "%d min" % minutes)
-    if idle.battery is not None:
+    if idle.watch is not None:
         from mancala.hw.battery import percent
 
-        mv = idle.battery.mv
-        text += ", battery %s" % ("on USB" if idle.battery.on_usb() else
+        mv = idle.watch.battery.mv
+        text += ", battery %s" % ("on USB" if idle.watch.battery.on_usb() else
                                    "%d mV (%d %%)%s" % (mv, percent(mv),
-                                                        " LOW" if idle.low else ""))
+                                                        " LOW" if idle.watch.low else ""))
     return text
 
 
@@ -628,14 +628,14 @@ def power_key(board, ch, state):
         idle.t_active -= max(1, app.settings.get("idle", 0) or 10) * 60000 * \
             (1 if idle.state_name() == "awake" else idle.DARK_AFTER)
         return True
-    if idle.battery is None or ch not in "-+=p":
+    if idle.watch is None or ch not in "-+=p":
         return False
     if ch == "p":
         state[1] = not state[1]
     else:
         state[0] = max(3000, min(4200, state[0] + (50 if ch in "+=" else -50)))
     board.set_battery(4700 if state[1] else state[0])
-    idle.t_battery -= idle.BATTERY_MS  # read at the next turn
+    idle.watch.t_battery -= idle.watch.BATTERY_MS  # read at the next turn
     return True
 
 

@@ -11,6 +11,7 @@ from mancala import idle as I
 from mancala import profiles
 from mancala.hw.storage import Storage
 from mancala.modes import THINK
+from mancala.power import POWER_CODE
 
 MIN = 60000
 
@@ -185,11 +186,11 @@ def test_low_battery_warns_in_light():
     b = a_game(profile=battery_profile())
     with Frames(b) as fr:
         b.run(3000)
-        assert not b.app.idle.low
+        assert not b.app.idle.watch.low
         t = b.clock.now()
         b.set_battery(3550)
         b.run(5000)
-        assert b.app.idle.low
+        assert b.app.idle.watch.low
         ss, ns = b.app.spans[6], b.app.spans[13]
         leds = list(range(ss[0], ss[0] + ss[1])) + list(range(ns[0], ns[0] + ns[1]))
         red = [f for f in fr.since(t) if all(f[2][3 * i + 1] > 0 and f[2][3 * i] == 0
@@ -221,7 +222,7 @@ def test_a_brown_out_during_a_game_saves_goes_dark_and_the_game_resumes():
     # the chip browns out; charged, it boots again
     b2 = SimBoard(battery_profile(), machine, neopixel, fs=fs, seed=5)
     b2.set_battery(4700)
-    assert b2.mode() == "boot" and b2.app.boot_codes == [I.POWER_CODE]
+    assert b2.mode() == "boot" and b2.app.boot_codes == [POWER_CODE]
     with Frames(b2) as fr:
         assert b2.until(("select",), 10000)
     amber = [f for f in fr.list if len(lit(f[2])) == 12 * 12]  # the 12 pits, not the stores
@@ -241,6 +242,6 @@ def test_power_back_before_the_chip_browns_out_wakes_and_says_why():
     with Frames(b) as fr:
         b.set_battery(4700)  # USB plugged in
         b.run(6000)
-        assert b.app.idle.state == I.AWAKE and b.app.idle.note == 0
+        assert b.app.idle.state == I.AWAKE and b.app.idle.watch.note == 0
     assert any(len(lit(f[2])) >= 12 * 12 for f in fr.list)  # the code was shown
     assert bytes(b.np.buf) == before and Storage(fs).load("power.json")[0] != 0

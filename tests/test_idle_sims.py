@@ -20,7 +20,7 @@ def test_headless_battery_command_idle_and_the_waking_tap():
     out = io.StringIO()
     errors = sim.run_script(board, ["until menu 5000", "tap NS", "battery 3550", "wait 3000"],
                             out)
-    assert errors == 0 and board.app.idle.low
+    assert errors == 0 and board.app.idle.watch.low
     assert "battery 3550 mV" in sim._power_line(board) and "LOW" in sim._power_line(board)
     board.app.settings["idle"] = 2  # (as the menu sets it: a shorter wait)
     errors = sim.run_script(board, ["wait 120000", "wait 1000"], out)
@@ -48,10 +48,10 @@ def test_terminal_keys_skip_the_quiet_time_and_move_the_cell():
     for _ in range(8):
         sim.power_key(board, "-", cell)
     board.run(100)
-    assert board.app.idle.battery.mv == 3500 and board.app.idle.low
+    assert board.app.idle.watch.battery.mv == 3500 and board.app.idle.watch.low
     sim.power_key(board, "p", cell)
     board.run(100)
-    assert board.app.idle.battery.on_usb() and "on USB" in sim._power_line(board)
+    assert board.app.idle.watch.battery.on_usb() and "on USB" in sim._power_line(board)
 
 
 def test_the_page_shows_the_idle_state_and_a_battery_level():

@@ -28,10 +28,11 @@ USB serial while dark.
 While not AWAKE the loop's turn is this module's (App.tick): no mode runs, the engine
 neither thinks nor ponders; on waking every timer of the App is moved on by the time
 slept (a blink, a mode's own time go on where they stopped) and pondering resumes.
-The battery is read every BATTERY_MS in every state.  Nothing is allocated per turn.
+A battery build's cell is watched in every state (mancala/power.py, imported only
+then).  Nothing is allocated per turn.
 """
 
-from mancala.hw.pixels import AMBER, NORTH, RED, SOUTH, WHITE
+from mancala.hw.pixels import NORTH, SOUTH, WHITE
 from mancala.modes import BOOT, ERROR, LED_TEST, MENU, SENSOR_TEST, THINK
 from mancala.rules import N_STORE, S_STORE
 
@@ -44,21 +45,16 @@ STATE_NAMES = ("awake", "dim", "dark", "waking", "off")
 # the modes that never go idle: the computer's think (it ends by itself), the boot's
 # codes, the power-on tests, the error board
 BUSY = (THINK, BOOT, SENSOR_TEST, LED_TEST, ERROR)
-POWER_CODE = 5  # the boot code after the battery ran low: the pits blink amber 5 times
-POWER_FILE = "power.json"
-STORES = (1 << S_STORE) | (1 << N_STORE)
 
 
 class Idle:
+    AWAKE = AWAKE  # (the states, for mancala/power.py)
+    DARK = DARK
+    OFF = OFF
     DARK_AFTER = 3  # dark after this many times the dim time (10 min -> 30 min)
     DIM_FRAME_MS = 100  # the breathing LED is redrawn this often
     BREATH_MS = 4000  # one breath
     DARK_POLL_MS = 60  # dark: the pits read this often (a tap lasts 100 ms or more)
-    BATTERY_MS = 2000  # the battery read this often
-    CUT_READS = 3  # readings in a row below the safe level before the board goes dark
-    LOW_REMIND_MS = 30000  # the low-battery warning again this often
-    LOW_BLINKS = 3  # ... the stores blink red three times
-    BLINK_MS = 250
 
     def __init__(self, app, profile, machine):
         self.machine = machine
@@ -68,12 +64,6 @@ class Idle:
         self.t_sleep = now  # when the board went dim
         self.t_wake = now
         self.t_draw = now
-        self.t_battery = now
-        self.t_low = now
-        self.t_note = now
-        self.note = 0  # a code shown over the frame (POWER_CODE when power came back)
-        self.low = False  # the battery is low: the warning
-        self.cut = 0  # readings in a row below the safe level
         self.awake_hz = 0
         self.idle_hz = profile.get("idle_hz") or 0
         self.lightsleep = profile.get("idle_sleep") == "lightsleep" and \
@@ -82,13 +72,12 @@ class Idle:
         pin = profile.get("led_power_pin")
         if pin is not None:
             self.led_power = machine.Pin(pin, machine.Pin.OUT, value=1)
-        self.battery = None
+        self.watch = None  # the battery's watch (mancala/power.py: a battery build only)
         cfg = profile.get("battery")
         if cfg:
-            from mancala.hw.battery import Battery
+            from mancala.power import Watch
 
-            self.battery = Battery(machine.ADC(cfg.get("adc_pin", 29)), cfg)
-            self.battery.read_mv()
+            self.watch = Watch(app, machine, cfg)
 
     # -- the loop's turn -------------------------------------------------------------
 
@@ -108,9 +97,8 @@ class Idle:
 
     def _turn(self, app, now):
         clock = app.clock
-        if self.battery is not None and clock.diff(now, self.t_battery) >= self.BATTERY_MS:
-            self.t_battery = now
-            self.check_battery(app, now)
+        if self.watch is not None:
+            self.watch.turn(app, self, now)
         st = self.state
         if st == AWAKE:
             pits = app.pits
@@ -235,80 +223,13 @@ class Idle:
         app.t_count = add(app.t_count, d)
         app.t_unsaved = add(app.t_unsaved, d)
         app.t_frame = add(app.t_frame, d)
-        self.t_low = add(self.t_low, d)
-
-    # -- the battery -----------------------------------------------------------------
-
-    def check_battery(self, app, now):
-        b = self.battery
-        mv = b.read_mv()
-        if self.state == OFF:
-            if b.on_usb():  # power is back: the board wakes and says why
-                self.state = DARK
-                self.note = POWER_CODE  # (drawn over the first frame: wake() renders)
-                self.t_note = now
-                self.wake(app, now)
-                app.saved(app.store_call(app.store.remove, POWER_FILE))
-                app.log("power: back (the board went dark on a low battery)")
-            return
-        if mv < b.cut_mv and not b.on_usb():
-            self.cut += 1
-            if self.cut >= self.CUT_READS:
-                self.shut_down(app, mv)
-            return
-        self.cut = 0
-        if not self.low and mv < b.low_mv:
-            self.low = True
-            self.t_low = now
-            app.log("battery: low (%d mV): charge the board" % mv)
-            app.dirty = True
-        elif self.low and mv >= b.low_mv + 100:  # (hysteresis: a cell recovers at rest)
-            self.low = False
-            app.dirty = True
-        elif self.low and app.clock.diff(now, self.t_low) >= self.LOW_REMIND_MS:
-            app.dirty = True  # the warning again (draw_over)
-
-    def shut_down(self, app, mv):
-        """Below the safe level: save, leave the why, go dark before the chip browns
-        out.  The game itself is saved after every move; saved again here (a record
-        in memory only if the flash refused the last save), with a note of why."""
-        app.log("battery: %d mV, below the safe %d mV: saving and going dark" %
-                (mv, self.battery.cut_mv))
-        if app.game is not None and app.meta is not None:
-            app.save_game()
-        app.saved(app.store_call(app.store.save, POWER_FILE, {"why": "battery", "mv": mv}))
-        self.dark(app, "battery low")
-        self.state = OFF
-
-    # -- what lies over every frame (App.render) -----------------------------------
+        if self.watch is not None:
+            self.watch.t_low = add(self.watch.t_low, d)
 
     def draw_over(self, app, px, now):
-        """The low-battery warning (the stores blink red LOW_BLINKS times, again every
-        LOW_REMIND_MS) and the power-back code (the pits blink amber POWER_CODE
-        times) over the mode's frame."""
-        clock = app.clock
-        if self.note:
-            t = clock.diff(now, self.t_note) // self.BLINK_MS
-            if t >= 2 * self.note:
-                self.note = 0
-            elif t & 1 == 0:
-                for i in range(14):
-                    if not STORES >> i & 1:
-                        px.fill(i, AMBER)
-            app.dirty = True  # (the next blink drawn on time)
-            return
-        if not self.low:
-            return
-        t = clock.diff(now, self.t_low)
-        if t >= self.LOW_REMIND_MS:
-            self.t_low = now
-            t = 0
-        t //= self.BLINK_MS
-        if t < 2 * self.LOW_BLINKS + 1:
-            if t & 1 == 0 and t < 2 * self.LOW_BLINKS:
-                px.fill(S_STORE, RED)
-                px.fill(N_STORE, RED)
-            app.dirty = True
+        """Over the mode's frame (App.render): the battery's warning and codes."""
+        if self.watch is not None:
+            self.watch.draw_over(app, px, now)
 
     def state_name(self):
         return STATE_NAMES[self.state]
@@ -335,17 +256,3 @@ def attach(app, profile, machine):
     """Give the App its idle sleep and battery (modes/start.py build())."""
     app.idle = Idle(app, profile, machine)
     return app.idle
-
-
-def boot_note(app):
-    """At boot: the board went dark on a low battery before this boot: the boot's
-    code says so (POWER_CODE) once; the note goes."""
-    from mancala.hw import storage as S
-
-    st, note = app.store.load(POWER_FILE)
-    if st == S.OK:
-        app.log("power: the board went dark on a low battery (%r): the game was kept" %
-                (note.get("mv"),))
-        app.boot_codes.append(POWER_CODE)
-    if st != S.MISSING:
-        app.saved(app.store_call(app.store.remove, POWER_FILE))

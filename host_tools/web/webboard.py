@@ -222,20 +222,20 @@ class WebBoard:
         if idle is None:
             return "{}"
         out = {"idle": idle.state_name(), "after": self.app.settings.get("idle", 0)}
-        if idle.battery is not None:
+        if idle.watch is not None:
             from mancala.hw.battery import percent
 
-            out["mv"] = idle.battery.mv
-            out["usb"] = idle.battery.on_usb()
-            out["percent"] = percent(idle.battery.mv)
-            out["low"] = idle.low
+            out["mv"] = idle.watch.battery.mv
+            out["usb"] = idle.watch.battery.on_usb()
+            out["percent"] = percent(idle.watch.battery.mv)
+            out["low"] = idle.watch.low
         return json.dumps(out)
 
     def set_battery(self, mv):
         """The simulated cell at `mv` (4700: on USB), read at the next loop turn."""
         self.board.set_battery(int(mv))
         idle = self.app.idle
-        idle.t_battery -= idle.BATTERY_MS
+        idle.watch.t_battery -= idle.watch.BATTERY_MS
 
     def idle_now(self):
         """The quiet time passes at once: the board dims (called again: dark)."""

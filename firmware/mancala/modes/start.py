@@ -70,7 +70,7 @@ def start(app, storage, log):
     need_engine(app, rules)
     app.boot_game()
     if app.profile.get("battery"):
-        from mancala.idle import boot_note  # the board went dark on a low battery
+        from mancala.power import boot_note  # the board went dark on a low battery
 
         boot_note(app)
     M.load(BOOT)  # the loop's first turn is the boot's (it goes on at once without codes)
