@@ -175,8 +175,12 @@ class Idle:
         px.run(app.spans[i][0], 1, col[0] * k // 255, col[1] * k // 255, col[2] * k // 255)
         px.show()
 
-    def dark(self, app, reason="idle"):
-        """Every LED off, their supply off, the clock lowered."""
+    def dark(self, app, reason="idle", state=DARK):
+        """Every LED off, their supply off, the clock lowered (`state`: DARK, or OFF
+        on an empty battery)."""
+        if self.state == AWAKE:
+            self.t_sleep = app.clock.now()
+        self.state = state
         px = app.px
         px.begin()
         px.show()
@@ -185,9 +189,6 @@ class Idle:
         if self.idle_hz and not self.awake_hz:
             self.awake_hz = self.machine.freq()
             self.machine.freq(self.idle_hz)
-        if self.state == AWAKE:
-            self.t_sleep = app.clock.now()
-        self.state = DARK
         if app.status is not None:
             app.status.value(0)
         app.log("idle: dark (%s)" % reason)

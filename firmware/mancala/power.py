@@ -85,8 +85,7 @@ class Watch:
         if app.game is not None and app.meta is not None:
             app.save_game()
         app.saved(app.store_call(app.store.save, POWER_FILE, {"why": "battery", "mv": mv}))
-        idle.dark(app, "battery low")
-        idle.state = idle.OFF
+        idle.dark(app, "battery low", idle.OFF)
 
     def draw_over(self, app, px, now):
         """The power-back code (the pits blink amber POWER_CODE times) or the low-battery
