@@ -245,3 +245,19 @@ def test_power_back_before_the_chip_browns_out_wakes_and_says_why():
         assert b.app.idle.state == I.AWAKE and b.app.idle.watch.note == 0
     assert any(len(lit(f[2])) >= 12 * 12 for f in fr.list)  # the code was shown
     assert bytes(b.np.buf) == before and Storage(fs).load("power.json")[0] != 0
+
+
+@pytest.mark.parametrize("profile,hz", [("pico_hall", 48000000), ("pico_cheap", 48000000),
+                                        ("esp32", 80000000)])
+def test_every_build_dims_darkens_and_wakes_unplayed(profile, hz):
+    b = a_game(idle=2, profile=profile)
+    app = b.app
+    before, ply = bytes(b.np.buf), app.game.ply
+    b.run(2 * MIN + 500)
+    assert app.idle.state == I.DIM and lit(b.np.buf) == [app.spans[13][0]]
+    b.run(4 * MIN)
+    assert app.idle.state == I.DARK and not any(b.np.buf) and machine.freq() == hz
+    b.tap("N2")  # (the hall build: a magnet on its sensor, read through the mux's ADC)
+    b.run(300)
+    assert app.idle.state == I.AWAKE and app.game.ply == ply and bytes(b.np.buf) == before
+    assert machine.freq() == 125000000

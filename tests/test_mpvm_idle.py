@@ -45,6 +45,7 @@ b.run(3000)
 out["quiet"] = alloc(4000)  # 200 turns, two battery reads
 b.run(2 * 60000 - 6000)
 out["dim_state"] = idle.state_name()
+out["held_dim"] = "mancala.asleep" in sys.modules
 out["dim"] = alloc(4000)  # the breathing LED's frames, two battery reads
 b.run(4 * 60000)
 out["dark_state"] = idle.state_name()
@@ -54,6 +55,7 @@ ply = app.game.ply
 b.tap("S1")
 b.run(300)
 out["woke"] = [idle.state_name(), b.mode(), app.game.ply == ply]
+out["held_awake"] = "mancala.asleep" in sys.modules  # its code dropped again
 b.tap("S1")
 out["played"] = b.mode()
 print("RESULT " + json.dumps(out))
@@ -70,4 +72,5 @@ def test_idle_states_and_no_allocation_per_idle_turn_in_micropython(build):
     r = json.loads([x for x in out.splitlines() if x.startswith("RESULT ")][-1][7:])
     assert r["dim_state"] == "dim" and r["dark_state"] == "dark" and r["dark_leds"] == 0
     assert r["woke"] == ["awake", "select", True] and r["played"] == "sow"
+    assert r["held_dim"] and not r["held_awake"]
     assert (r["quiet"], r["dim"], r["dark"]) == (0, 0, 0), r

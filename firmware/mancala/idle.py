@@ -25,16 +25,17 @@ powered: their draw counts in hardware/battery.md); "idle_sleep": "lightsleep" (
 wake between two reads) is for a build whose port is known to do it and that needs no
 USB serial while dark.
 
-While not AWAKE the loop's turn is this module's (App.tick): no mode runs, the engine
+While not AWAKE the loop's turn is this module's (App.tick; the code of the states but
+AWAKE is mancala/asleep.py, held only while the board is not awake): no mode runs, the engine
 neither thinks nor ponders; on waking every timer of the App is moved on by the time
 slept (a blink, a mode's own time go on where they stopped) and pondering resumes.
 A battery build's cell is watched in every state (mancala/power.py, imported only
 then).  Nothing is allocated per turn.
 """
 
-from mancala.hw.pixels import NORTH, SOUTH, WHITE
-from mancala.modes import BOOT, ERROR, LED_TEST, MENU, SENSOR_TEST, THINK
-from mancala.rules import N_STORE, S_STORE
+import sys
+
+from mancala.modes import BOOT, ERROR, LED_TEST, SENSOR_TEST, THINK
 
 AWAKE = 0
 DIM = 1
@@ -72,6 +73,7 @@ class Idle:
         pin = profile.get("led_power_pin")
         if pin is not None:
             self.led_power = machine.Pin(pin, machine.Pin.OUT, value=1)
+        self.sleeper = None  # mancala/asleep.py while the board is not awake
         self.watch = None  # the battery's watch (mancala/power.py: a battery build only)
         cfg = profile.get("battery")
         if cfg:
@@ -91,141 +93,55 @@ class Idle:
                 raise
             app.log("idle: %r" % (e,))
             if self.state != AWAKE and self.state != OFF:
-                self._lit(app)
+                self.asleep().lit(self, app)
                 self.state = AWAKE
+                self.forget()
             return False
 
     def _turn(self, app, now):
-        clock = app.clock
         if self.watch is not None:
             self.watch.turn(app, self, now)
-        st = self.state
-        if st == AWAKE:
+        if self.state == AWAKE:
             pits = app.pits
             if pits.touched() or pits.gesture or app.mode in BUSY:
                 self.t_active = now
                 return False
             minutes = app.settings.get("idle", 0)
-            if minutes and clock.diff(now, self.t_active) >= minutes * 60000:
-                self.dim(app, now)
+            if minutes and app.clock.diff(now, self.t_active) >= minutes * 60000:
+                self.asleep().dim(self, app, now)
                 return True
             return False
-        if st == OFF:
-            self._pause(app)
-            return True
-        if st == WAKING:
-            pits = app.pits
-            pits.poll()  # the waking press: its events dropped, never played
-            app.render()
-            if not (pits.touched() or pits.gesture):
-                self._shift(app, clock.diff(clock.now(), self.t_wake))
-                self.state = AWAKE
-                self.t_active = clock.now()
-            return True
-        # DIM or DARK: a pit wakes the board
-        if app.pits.sensors.read() & ~app.pits.ignored:
-            self.wake(app, now)
-            return True
-        if st == DIM:
-            minutes = app.settings.get("idle", 0)
-            if clock.diff(now, self.t_active) >= self.DARK_AFTER * minutes * 60000:
-                self.dark(app)
-            elif clock.diff(now, self.t_draw) >= self.DIM_FRAME_MS:
-                self.t_draw = now
-                self.draw_dim(app, now)
-            return True
-        self._pause(app)
-        return True
-
-    def _pause(self, app):
-        """Dark: the chip rests until the next read of the pits (on top of the loop's
-        own FRAME_MS sleep)."""
-        ms = self.DARK_POLL_MS - app.FRAME_MS
-        if self.lightsleep:
-            self.machine.lightsleep(ms)
-        else:
-            app.clock.sleep(ms)
-
-    # -- the states ------------------------------------------------------------------
-
-    def dim(self, app, now):
-        self.state = DIM
-        self.t_sleep = now
-        self.t_draw = now
-        if app.status is not None:
-            app.status.value(0)
-        app.log("idle: dim (no one played for %d min)" % app.settings.get("idle", 0))
-        self.draw_dim(app, now)
-
-    def draw_dim(self, app, now):
-        """One LED of the mover's store (the South store in the menu), breathing."""
-        g = app.game
-        i = S_STORE
-        col = WHITE
-        if g is not None and not g.over and app.mode != MENU:
-            col = SOUTH
-            if g.side:
-                i = N_STORE
-                col = NORTH
-        t = app.clock.diff(now, self.t_sleep) % self.BREATH_MS
-        half = self.BREATH_MS // 2
-        k = 8 + 120 * (t if t < half else self.BREATH_MS - t) // half  # 8..128 of 255
-        px = app.px
-        px.begin()
-        px.run(app.spans[i][0], 1, col[0] * k // 255, col[1] * k // 255, col[2] * k // 255)
-        px.show()
-
-    def dark(self, app, reason="idle", state=DARK):
-        """Every LED off, their supply off, the clock lowered (`state`: DARK, or OFF
-        on an empty battery)."""
+        done = self.asleep().turn(self, app, now)
         if self.state == AWAKE:
-            self.t_sleep = app.clock.now()
-        self.state = state
-        px = app.px
-        px.begin()
-        px.show()
-        if self.led_power is not None:
-            self.led_power.value(0)
-        if self.idle_hz and not self.awake_hz:
-            self.awake_hz = self.machine.freq()
-            self.machine.freq(self.idle_hz)
-        if app.status is not None:
-            app.status.value(0)
-        app.log("idle: dark (%s)" % reason)
+            self.forget()  # (its turn has returned: none of its code is running)
+        return done
 
-    def _lit(self, app):
-        """The clock and the LEDs' supply back (before any LED is written: the chain's
-        timing is the chip's)."""
-        if self.awake_hz:
-            self.machine.freq(self.awake_hz)
-            self.awake_hz = 0
-        if self.led_power is not None:
-            self.led_power.value(1)
-        app.dirty = True
+    def asleep(self):
+        """The code of the states but AWAKE (mancala/asleep.py): imported when the board
+        first dims, dropped again on the board once it is awake (code is RAM there)."""
+        m = self.sleeper
+        if m is None:
+            from mancala import asleep as m
+
+            self.sleeper = m
+        return m
+
+    def forget(self):
+        self.sleeper = None
+        if sys.implementation.name == "micropython":
+            import mancala
+
+            sys.modules.pop("mancala.asleep", None)
+            try:
+                delattr(mancala, "asleep")
+            except (AttributeError, KeyError):  # (MicroPython: KeyError)
+                pass
+
+    def dark(self, app, reason, state):
+        self.asleep().dark(self, app, reason, state)
 
     def wake(self, app, now):
-        """A pit went down: the state left is shown at once; its press is dropped."""
-        self._lit(app)
-        self._shift(app, app.clock.diff(now, self.t_sleep))
-        self.state = WAKING
-        self.t_wake = now
-        app.log("idle: awake")
-        app.render()
-
-    def _shift(self, app, d):
-        """Every timer of the App moved on by `d` ms: the board goes on where it
-        stopped (a mode's time, a blink, the full-flash code, the frame's)."""
-        if d <= 0:
-            return
-        add = _adder(app.clock)
-        app.t_mode = add(app.t_mode, d)
-        app.t_flash = add(app.t_flash, d)
-        app.t_blink = add(app.t_blink, d)
-        app.t_count = add(app.t_count, d)
-        app.t_unsaved = add(app.t_unsaved, d)
-        app.t_frame = add(app.t_frame, d)
-        if self.watch is not None:
-            self.watch.t_low = add(self.watch.t_low, d)
+        self.asleep().wake(self, app, now)
 
     def draw_over(self, app, px, now):
         """Over the mode's frame (App.render): the battery's warning and codes."""
@@ -234,23 +150,6 @@ class Idle:
 
     def state_name(self):
         return STATE_NAMES[self.state]
-
-
-try:
-    from time import ticks_add  # type: ignore[attr-defined]
-except ImportError:  # CPython
-    ticks_add = None
-
-
-def _adder(clock):
-    """t + d on `clock`'s ticks (time.ticks_add on the chip's clock: they wrap)."""
-    if ticks_add is not None and type(clock).__name__ == "Clock":
-        return ticks_add
-    return _plus
-
-
-def _plus(t, d):
-    return t + d
 
 
 def attach(app, profile, machine):
