@@ -10,6 +10,9 @@ Interactive keys (the board seen from South):
   a capital letter holds that pit 1.5 s;  u = take back (S1+S6),  i = hint (S3+S4),
   U / I = the same on the North row;  o = both stores (ranok: agree),
   m = hold both stores (menu / new game);  Esc (alone) or Ctrl-C quits.
+  z = let the quiet time pass now (the board dims; again: dark; any pit wakes it);
+  with --battery MV (the battery option, hardware/battery.md): - / + lower / raise
+  the simulated cell by 50 mV, p plugs USB in or out.
   The line under the board says what the board waits for.
   The game is kept in sim_state/ (delete it, or --fresh, to start over); --variant,
   --level and --two choose a new game's settings: with a game in progress they
@@ -19,6 +22,7 @@ Interactive keys (the board seen from South):
 Headless script, one command per line ('#' comments):
   tap PIT [MS] | press PIT | release PIT | hold PIT [MS] | chord PIT PIT.. [MS]
   wait MS | until MODE[,MODE..] [MS] | sow (carry out the guided sowing) | quit
+  battery MV (the simulated cell, with --battery; 4700: on USB)
 PITs: S1..S6 SS N1..N6 NS; MS: 1..600000 (board time); MODEs: boot menu select sow
 think show anim grade blunder over sensor_test led_test error.
 Out: one JSON line per LED frame ({"frame", "t", "mode", "counts", "bg"}), the counts
@@ -131,8 +135,23 @@ def make_board(args, clock=None, log=None):
     else:
         fs = MemFs()
     _settings(fs, args)
-    return SimBoard(args.profile, machine, neopixel, fs=fs, clock=clock, seed=args.seed,
-                    strict=args.strict, log=log)
+    profile = args.profile
+    mv = getattr(args, "battery", None)
+    if mv is not None:  # the battery option (hardware/battery.md) on this Pico build
+        from host_tools.battery_budget import with_battery
+        from mancala.profiles import load
+
+        profile = load(args.profile)
+        if profile["mcu"] != "rp2040":
+            raise SimError("--battery: only the Pico builds have the battery option "
+                           "(an ESP32 board has no VSYS to read)")
+        profile = with_battery(profile)
+    b = SimBoard(profile, machine, neopixel, fs=fs, clock=clock, seed=args.seed,
+                 strict=args.strict, log=log)
+    if mv is not None:
+        b.set_battery(mv)
+        b.app.idle.watch.t_battery -= b.app.idle.watch.BATTERY_MS  # read at the first turn
+    return b
 
 
 # -- headless --------------------------------------------------------------------------
@@ -193,6 +212,12 @@ def run_line(board, w):
         limit = _ms(w[2]) if len(w) > 2 else 120000
         if not board.until(modes, limit):
             raise ValueError("not in %s after %d ms (mode: %s)" % (w[1], limit, board.mode()))
+    elif cmd == "battery":
+        _args(w, 1, 1)
+        if not board.profile.get("battery"):
+            raise ValueError("this board has no battery (run with --battery MV)")
+        board.set_battery(_ms(w[1], "MV"))
+        board.run(20)
     elif cmd == "sow":
         _args(w, 0, 0)
         if board.mode() not in ("show", "sow"):
@@ -200,7 +225,7 @@ def run_line(board, w):
         board.sow()
     else:
         raise ValueError("unknown command %r (tap press release hold chord wait until sow "
-                         "quit)" % w[0])
+                         "battery quit)" % w[0])
 
 
 def _printable(text):
@@ -327,10 +352,11 @@ MENU_VALUES = {
     "brightness": ("lowest", "low", "high", "highest"),
     "quick": ("guided", "quick"),
     "play": ("a game", "puzzles", "the course"),
+    "idle": ("never", "2 min", "5 min", "10 min", "20 min", "60 min"),
 }
 MENU_LABELS = {"variant": "variant", "opponent": "opponent", "starter": "who starts",
                "coaching": "coaching", "hints": "hints", "brightness": "brightness",
-               "quick": "sowing", "play": "play"}
+               "quick": "sowing", "play": "play", "idle": "idle"}
 
 
 def _trainer_lines(app, name):
@@ -403,7 +429,9 @@ def explain(board):
                                           MENU_LABELS[key], vals[c] if 0 <= c < len(vals)
                                           else "?"))
         lines.append("  ".join(items[:4]))  # two lines: an 80-column terminal keeps them
-        lines.append("  ".join(items[4:]))
+        lines.append("  ".join(items[4:8]))
+        if items[8:]:
+            lines.append("  ".join(items[8:]))
         key = A.ITEMS[app.item][0]
         vals = MENU_VALUES[key][:app.choices(key)]
         lines.append("%s: " % MENU_LABELS[key] + "  ".join(
@@ -568,7 +596,7 @@ def draw(board, out, message=""):
                 a = ns[1][h] if h < len(ns[1]) else " " * CELL
                 b = ss[1][h] if h < len(ss[1]) else ""
                 lines.append(" %s%s%s\r" % (a, " " * (77 - CELL), b))
-    lines.append("\r")
+    lines.append(_power_line(board) + "\r")
     lines.append("keys: pits as shown, capital = hold 1.5 s, u/U takeback, i/I hint, "
                  "o both stores, m menu (hold both stores), Esc quits\r")
     for text in explain(board):
@@ -577,6 +605,49 @@ def draw(board, out, message=""):
         lines.append("board console: " + message + "\r")
     out.write("\n".join(lines))
     out.flush()
+
+
+def _power_line(board):
+    """The idle state and the simulated battery (mancala/idle.py), in words."""
+    idle = getattr(board.app, "idle", None)
+    if idle is None:
+        return ""
+    words = {"awake": "awake", "dim": "dim: nobody played (a pit wakes it)",
+             "dark": "dark: nobody played for long (a pit wakes it)",
+             "waking": "waking (the press is not played)",
+             "off": "dark: the battery is empty, charge it (p plugs USB in)"}
+    text = "power: " + words[idle.state_name()]
+    minutes = board.app.settings.get("idle", 0)
+    text += ", idle after %s" % ("never" if not minutes else "%d min" % minutes)
+    if idle.watch is not None:
+        from mancala.hw.battery import percent
+
+        mv = idle.watch.battery.mv
+        text += ", battery %s" % ("on USB" if idle.watch.battery.on_usb() else
+                                   "%d mV (%d %%)%s" % (mv, percent(mv),
+                                                        " LOW" if idle.watch.low else ""))
+    return text
+
+
+def power_key(board, ch, state):
+    """z, -, +, p: the quiet time passes now, the simulated cell (state: [mV, on USB])."""
+    app = board.app
+    idle = getattr(app, "idle", None)
+    if idle is None:
+        return False
+    if ch == "z":
+        idle.t_active -= max(1, app.settings.get("idle", 0) or 10) * 60000 * \
+            (1 if idle.state_name() == "awake" else idle.DARK_AFTER)
+        return True
+    if idle.watch is None or ch not in "-+=p":
+        return False
+    if ch == "p":
+        state[1] = not state[1]
+    else:
+        state[0] = max(3000, min(4200, state[0] + (50 if ch in "+=" else -50)))
+    board.set_battery(4700 if state[1] else state[0])
+    idle.watch.t_battery -= idle.watch.BATTERY_MS  # read at the next turn
+    return True
 
 
 class TerminalClock:
@@ -633,6 +704,7 @@ def interactive(args):
     old = termios.tcgetattr(fd)
     tty.setcbreak(fd)
     releases = []  # (time, pits)
+    cell = [getattr(args, "battery", None) or 3900, False]  # the simulated cell, on USB
     app = board.app
     last = [-1, ""]
     out = sys.stdout
@@ -649,6 +721,9 @@ def interactive(args):
             for ch in read_keys(fd):
                 if ch == "quit":
                     raise Quit()
+                if power_key(board, ch, cell):
+                    last[0] = -1
+                    continue
                 press = key_to_press(ch)
                 if press:
                     for p in press[0]:
@@ -661,7 +736,7 @@ def interactive(args):
                 releases.remove(item)
         if msg[0] and clock.diff(now, msg[1]) >= MESSAGE_MS:
             msg[0] = ""
-        fn = getattr(app, "frame_no", 0)
+        fn = (getattr(app, "frame_no", 0), board.np.writes)  # (idle frames: no frame_no)
         if (fn != last[0] or msg[0] != last[1]) and hasattr(app, "px"):
             last[0], last[1] = fn, msg[0]
             draw(board, out, msg[0])
@@ -713,6 +788,8 @@ def parse_args(argv=None):
     ap.add_argument("--variant", choices=VARIANT_CHOICES, help="variant of a new game")
     ap.add_argument("--level", choices=LEVEL_NAMES[1:],
                     help="the computer's level in a new game (default amateur)")
+    ap.add_argument("--battery", type=int, metavar="MV", default=None,
+                    help="the battery option of a Pico build, the cell at MV (hardware/battery.md)")
     ap.add_argument("--two", action="store_true", help="two people, no computer")
     ap.add_argument("--quick", action="store_true", help="quick mode: the board sows itself")
     ap.add_argument("--coaching", choices=("on", "off"))

@@ -5,7 +5,9 @@
 # Regenerate everything under hardware/ that comes from the profiles.
 hardware: setup
 	$(PY) -m host_tools.hardware_gen
+	$(PY) -m host_tools.battery_budget --write
 
 # Fail if a profile is invalid or a generated file is out of date.
 hardware-check: setup
 	$(PY) -m host_tools.hardware_gen --check
+	$(PY) -m host_tools.battery_budget --check

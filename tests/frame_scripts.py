@@ -86,6 +86,16 @@ def _corrupt(*names):
 
 
 
+def _battery(name):
+    """A Pico profile with the battery option (hardware/battery.md)."""
+    from mancala import profiles
+
+    p = dict(profiles.load(name))
+    p["battery"] = {"cell_mah": 3000}
+    p["led_power_pin"] = 16
+    return p
+
+
 # name: (profile, settings (None: none saved), prep(fs) or None, engine, held pits, script)
 SCRIPTS = {
     "menu": ("pico_buttons", None, None, None, (), """
@@ -423,6 +433,41 @@ SCRIPTS = {
         chord SS NS 3000
         wait 400
     """),
+    # issue 25: the board left alone dims, goes dark, wakes at a touch that is not played
+    "idle_wake": ("pico_buttons", _s(opponent=0, idle=2), None, None, (), """
+        until menu 3000
+        tap NS
+        move 1
+        wait 119000     # quiet: nothing changes
+        wait 2000       # dim: one LED of the North store breathes
+        wait 242000     # dark after 3 x 2 minutes
+        wait 60000      # no frame while dark
+        press N2        # wakes: the state it left, the finger's dot
+        wait 200
+        release N2
+        wait 300        # awake: N2 was not played
+        tap N2          # now it plays
+        wait 300
+    """),
+    "idle_battery": (_battery("pico_buttons"), _s(opponent=0), None, None, (), """
+        until menu 3000
+        tap NS
+        move 1
+        battery 3550    # low: the stores blink red three times
+        wait 4000
+        move 1
+        battery 3400    # below the safe level: saved, dark
+        wait 7000
+        tap N1          # nothing: the battery is empty
+        battery 4700    # USB: the state it left, the pits blink amber five times
+        wait 4000
+        battery 3400
+        wait 7000
+        powercut        # the chip browned out: boot code 5, the game where it was
+        wait 4000
+        move 2
+        wait 300
+    """),
 }
 
 
@@ -517,7 +562,9 @@ def record(name):
     cur = {}
 
     def mode_name():
-        return A.MODE_NAMES[cur["board"].mode]
+        board = cur["board"]
+        idle = getattr(board, "idle", None)  # (not awake: "select/dim", issue 25)
+        return A.MODE_NAMES[board.mode] + ("/" + idle.state_name() if idle and idle.state else "")
 
     def on_write(np):
         frames.append((clock.now(), mode_name() if "board" in cur else "-",

@@ -207,3 +207,20 @@ def test_touch_a_pit_and_two_fingers_take_back(site):  # noqa: F811
     time.sleep(1.6)  # the changed pit blinks white for 1.5 s
     mode, counts, _ = drawn(browser, layout)
     assert (mode, counts) == ("select", [3] * 6 + [0] + [3] * 6 + [0])
+
+
+def test_a_battery_build_shows_its_cell_the_warning_and_idles(site):  # noqa: F811
+    url, browser = site
+    layout = load(browser, url + "?profile=pico_cheap%2Bbattery&fresh&two")
+    wait_mode(browser, layout, ("menu",))
+    assert not browser.js("return document.getElementById('cell').hidden")
+    browser.js("const b = document.getElementById('battery'); b.value = 3550;"
+               "b.dispatchEvent(new Event('input'))")
+    wait_for(lambda: "LOW" in browser.js("return document.getElementById('batteryText')"
+                                         ".textContent"), what="the low-battery text")
+    browser.js("document.getElementById('idleNow').click()")
+    wait_for(lambda: browser.js("return document.getElementById('idle').dataset.idle") == "dim",
+             what="the dim state")
+    wait_for(lambda: browser.js(
+        "return [...document.querySelectorAll('#leds .led')].filter("
+        "e => (e.dataset.rgb || '0,0,0') !== '0,0,0').length") == 1, what="one LED lit")

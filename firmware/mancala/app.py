@@ -121,6 +121,7 @@ class App:
     touch_drawn = 0  # the pits lit under a finger in the last frame
     in_loop = False  # a loop turn (tick) is under way
     switching = False  # set_mode() left the mode's enter to tick() (enter_mode)
+    idle = None  # idle sleep and the battery (mancala/idle.py; set by build())
 
     def __init__(self, profile, pits, pixels, clock, storage, engine_cls=None, status=None,
                  log=print, seed=None, strict=False):
@@ -312,6 +313,8 @@ class App:
         """One turn of the main loop: read the pits, advance timers, draw, then give
         the engine what is left of the turn (FRAME_MS) if it has a search to run."""
         t0 = self.clock.now()
+        if self.idle is not None and self.idle.turn(self, t0):
+            return  # asleep or waking: the turn is mancala/idle.py's
         self.in_loop = True
         try:
             for ev in self.pits.poll():
@@ -542,6 +545,8 @@ class App:
             from mancala.modes.errors import draw_full_code  # (while saves fail)
 
             draw_full_code(self, px, now)
+        if self.idle is not None:
+            self.idle.draw_over(self, px, now)  # the low battery, power back
         if self.flash and (self.clock.diff(now, self.t_flash) // 125) & 1 == 0:
             for i in range(14):
                 if self.flash >> i & 1:

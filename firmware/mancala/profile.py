@@ -48,6 +48,40 @@ def _ints(v, n=None):
     return True
 
 
+IDLE_SLEEPS = ("poll", "lightsleep")  # how the dark board rests (mancala/idle.py)
+
+
+def _power(p, pin, errs):
+    """The idle sleep's and the battery's keys (hardware/battery.md): all optional."""
+    if p.get("led_power_pin") is not None:
+        pin("led_power_pin", p["led_power_pin"])
+    hz = p.get("idle_hz")
+    if hz is not None and (not _is_int(hz) or not 10000000 <= hz <= 250000000):
+        errs.append("idle_hz must be the dark board's clock in Hz (10 to 250 MHz), got %r" % (hz,))
+    sl = p.get("idle_sleep")
+    if sl is not None and sl not in IDLE_SLEEPS:
+        errs.append("idle_sleep must be 'poll' or 'lightsleep', got %r" % (sl,))
+    bat = p.get("battery")
+    if bat is None:
+        return
+    if p["mcu"] != "rp2040":
+        errs.append("battery: only a Pico reads its supply (VSYS/3 on ADC3); an ESP32 "
+                    "board has no VSYS: set \"battery\": None")
+        return
+    if not isinstance(bat, dict):
+        errs.append("battery must be None or a dict (hardware/battery.md)")
+        return
+    if bat.get("adc_pin", 29) != 29:
+        errs.append("battery adc_pin: the Pico reads VSYS/3 on GPIO 29 (ADC3) only")
+    pin("battery adc_pin", 29)
+    mv = [bat.get(k, d) for k, d in (("cut_mv", 3450), ("low_mv", 3600), ("usb_mv", 4400))]
+    if not _ints(mv) or not 3000 <= mv[0] < mv[1] < mv[2] <= 5000:
+        errs.append("battery: cut_mv < low_mv < usb_mv, whole mV in 3000..5000, got %r" % (mv,))
+    cap = bat.get("cell_mah")
+    if not _is_int(cap) or cap <= 0:
+        errs.append("battery cell_mah must be the cell's capacity in mAh, got %r" % (cap,))
+
+
 def validate(p):
     """A list of problems (empty if the profile is usable)."""
     if not isinstance(p, dict):
@@ -109,6 +143,7 @@ def validate(p):
         errs.append("debounce_ms must be a whole number of ms, 0..%d, got %r"
                     % (DEBOUNCE_MAX, db))
     pin("led_pin", p["led_pin"])
+    _power(p, pin, errs)
     st = p.get("status_led")
     if st is not None:
         pin("status_led", st)

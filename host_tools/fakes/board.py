@@ -174,6 +174,13 @@ class SimBoard:
         else:
             self.machine.set_input(p["pit_pins"][i], 0 if active else 1)
 
+    def set_battery(self, mv):
+        """The cell at `mv` (a battery build: VSYS/3 on ADC3, mancala/hw/battery.py;
+        4700 and more: on USB)."""
+        from mancala.hw.battery import mv_to_reading
+
+        self.machine.set_adc(self.profile.get("battery", {}).get("adc_pin", 29), mv_to_reading(mv))
+
     def press(self, name):
         self.set_pit(name, True)
 

@@ -6,6 +6,8 @@ physical side lives in module-level state a harness drives:
   set_input(pin_id, level)         any level
   set_adc(pin_id, value) or set_adc_source(pin_id, fn)   what an ADC reads
   level(pin_id)                    what an output pin drives (status LED, mux select)
+  freq()                           the chip's clock the firmware set; lightsleep(ms) calls
+                                   _lightsleep[0] (a harness moves its clock there)
 """
 
 _inputs = {}  # pin id -> level driven from outside
@@ -13,6 +15,8 @@ _outputs = {}  # pin id -> level the firmware drives
 _adc_values = {}
 _adc_sources = {}
 _pins = {}
+_freq = [125000000]  # the clock the firmware set (machine.freq)
+_lightsleep = [None]  # fn(ms) a harness sets: what a lightsleep does (moves its clock)
 
 
 def reset():
@@ -21,6 +25,8 @@ def reset():
     _adc_values.clear()
     _adc_sources.clear()
     _pins.clear()
+    _freq[0] = 125000000
+    _lightsleep[0] = None
 
 
 def set_input(pin_id, level):
@@ -105,7 +111,16 @@ def reset_cause():
 
 
 def freq(hz=None):
-    return 125000000
+    if hz is None:
+        return _freq[0]
+    _freq[0] = hz
+    return None
+
+
+def lightsleep(ms=None):
+    fn = _lightsleep[0]
+    if fn is not None:
+        fn(ms)
 
 
 def idle():

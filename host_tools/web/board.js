@@ -11,7 +11,7 @@
 import { loadMicroPython } from "./vm/micropython.mjs?v=@BUNDLE_VERSION@";
 
 const SVGNS = "http://www.w3.org/2000/svg";
-const PROFILES = ["pico_buttons", "pico_hall", "esp32", "pico_cheap"];
+const PROFILES = ["pico_buttons", "pico_hall", "esp32", "pico_cheap", "pico_buttons+battery", "pico_cheap+battery"];
 const KEYS_S = "asdfgh";
 const KEYS_N = "ytrewq"; // N1..N6 (N1 on the right, facing S6)
 const HINTS = {
@@ -361,9 +361,28 @@ function run() {
       $("download").disabled = !st.record;
       $("download").dataset.record = st.record || "";
       logLine(wb.logs());
+      showPower(JSON.parse(wb.power()));
     }
     setTimeout(tick, 8);
   }
+
+  function showPower(p) { // the idle state and the simulated cell (mancala/idle.py)
+    const words = { awake: "awake", dim: "dim (a pit wakes it)", dark: "dark (a pit wakes it)",
+      waking: "waking (the press is not played)", off: "dark: battery empty, plug USB in" };
+    $("idle").textContent = (words[p.idle] || "–") + (p.after ? " · idle after " + p.after + " min" : " · never idles");
+    $("idle").dataset.idle = p.idle || "";
+    if (p.mv !== undefined) {
+      $("cell").hidden = false;
+      $("batteryText").textContent = p.usb ? "on USB" : p.mv + " mV (" + p.percent + " %)" + (p.low ? " LOW" : "");
+    }
+  }
+  function setCell() {
+    wb.set_battery($("usb").checked ? 4700 : Number($("battery").value));
+    statusDue = 0;
+  }
+  $("battery").addEventListener("input", setCell);
+  $("usb").addEventListener("change", setCell);
+  $("idleNow").addEventListener("click", () => { wb.idle_now(); statusDue = 0; });
 
   $("download").addEventListener("click", () => {
     const text = $("download").dataset.record;

@@ -8,6 +8,8 @@ sleeps.  The page's fingers become sensor levels on the fake `machine` pins:
 
   down(pit) / up(pit)   a finger on / off a pit (mouse, touch, key)
   gesture(pits, ms)     pits pressed together for ms (take back, hint, menu buttons)
+  set_battery(mv)       the simulated cell of a battery build (profile "NAME+battery")
+  idle_now()            the quiet time passes at once (the board dims; again: dark)
 
 A click can be shorter than one loop period, and two quick clicks could fall into
 one debounce window and read as a chord, so a press lasts at least MIN_PRESS_MS and
@@ -74,9 +76,19 @@ class WebBoard:
             st.save("settings.json", s)
         self.fs = fs
         self.clock = ManualClock(1000)
+        battery = profile.endswith("+battery")  # the battery option (hardware/battery.md)
+        if battery:
+            from mancala import profiles
+
+            profile = dict(profiles.load(profile[:-8]))
+            profile["battery"] = {"cell_mah": 3000}
+            profile["led_power_pin"] = 16
         self.board = SimBoard(profile, machine, neopixel, fs=fs, clock=self.clock, seed=seed,
                               strict=False, log=self.lines.append)
         self.app = self.board.app
+        if battery:
+            self.set_battery(3900)
+        self.writes = -1  # the chain's writes when the last frame was handed out
         self.saved = fs.version
         self.held = 0  # pits the page holds down (bit mask)
         self.pressed_at = [0] * 14
@@ -159,12 +171,14 @@ class WebBoard:
                 e = q.pop(0)
                 self.board.set_pit(e[1], e[2])
             self.app.tick()
-        return self.frame() if self.app.frame_no != self.last_frame else ""
+        changed = self.app.frame_no != self.last_frame or self.board.np.writes != self.writes
+        return self.frame() if changed else ""  # (an idle board's frames: no frame_no)
 
     def frame(self):
         """'frame|mode|level scale|stable pits|fs version|GRB buffer in hex'."""
         app = self.app
         self.last_frame = app.frame_no
+        self.writes = self.board.np.writes
         buf = self.board.np.buf
         h = self.hexbuf
         j = 0
@@ -201,6 +215,33 @@ class WebBoard:
             out["players"] = [("person" if m["human"] >> k & 1 else
                                "computer (%s)" % LEVELS[m["level"] - 1]) for k in (0, 1)]
         return json.dumps(out)
+
+    def power(self):
+        """The idle state and the simulated battery (mancala/idle.py), for the panel."""
+        idle = getattr(self.app, "idle", None)
+        if idle is None:
+            return "{}"
+        out = {"idle": idle.state_name(), "after": self.app.settings.get("idle", 0)}
+        if idle.watch is not None:
+            from mancala.hw.battery import percent
+
+            out["mv"] = idle.watch.battery.mv
+            out["usb"] = idle.watch.battery.on_usb()
+            out["percent"] = percent(idle.watch.battery.mv)
+            out["low"] = idle.watch.low
+        return json.dumps(out)
+
+    def set_battery(self, mv):
+        """The simulated cell at `mv` (4700: on USB), read at the next loop turn."""
+        self.board.set_battery(int(mv))
+        idle = self.app.idle
+        idle.watch.t_battery -= idle.watch.BATTERY_MS
+
+    def idle_now(self):
+        """The quiet time passes at once: the board dims (called again: dark)."""
+        idle = self.app.idle
+        minutes = self.app.settings.get("idle", 0) or 10
+        idle.t_active -= minutes * 60000 * (1 if idle.state_name() == "awake" else idle.DARK_AFTER)
 
     def logs(self):
         """Console lines printed by the firmware since the last call."""

@@ -17,9 +17,11 @@ from mancala.rules import N_STORE, S_STORE, get_rules, keep_only
 STORES = (1 << S_STORE) | (1 << N_STORE)
 VARIANT_CHOICES = ("ranok", "mangala", "kalah", "oware", "kalah3", "kalah6")
 HINT_CHOICES = (0, 1, 2, 3, 5, 9)
+# minutes of quiet before the board dims (0: never; dark after 3x that, mancala/idle.py)
+IDLE_CHOICES = (0, 2, 5, 10, 20, 60)
 # the settings (ITEMS below); "play" is added with activities (App, at its start)
 DEFAULTS = {"variant": "kalah", "opponent": 2, "starter": 0, "coaching": 1, "hints": 3,
-            "brightness": 1, "quick": 0}  # type: dict
+            "brightness": 1, "quick": 0, "idle": 10}  # type: dict
 # Menu items: (settings key, the board index of the item's pit, colour).  Items may share
 # a pit: a tap on it selects the first, a tap again the next (the "play" item of the
 # activities, modes.add_activity, shares the South store with "quick").
@@ -30,6 +32,7 @@ ITEMS = [
     ("coaching", 3, GREEN),
     ("hints", 4, (255, 210, 0)),
     ("brightness", 5, WHITE),
+    ("idle", 5, (120, 60, 255)),  # minutes before the board dims: S6 tapped again
     ("quick", S_STORE, (0, 255, 210)),
 ]
 PLAY_COLOUR = (255, 255, 120)
@@ -47,6 +50,8 @@ def apply_settings(app):
         s["variant"] = DEFAULTS["variant"]
     if s["hints"] not in HINT_CHOICES:
         s["hints"] = DEFAULTS["hints"]
+    if s.get("idle") not in IDLE_CHOICES:
+        s["idle"] = DEFAULTS["idle"]
     for key in ("opponent", "starter", "coaching", "brightness", "quick", "play"):
         if key not in s:
             continue
@@ -171,7 +176,7 @@ def first_on(pit):
 
 
 def choices(app, key):
-    if key == "variant" or key == "hints":
+    if key == "variant" or key == "hints" or key == "idle":
         return 6
     if key == "opponent":
         return 5
@@ -189,6 +194,8 @@ def choice(app, key):
         return VARIANT_CHOICES.index(v)
     if key == "hints":
         return HINT_CHOICES.index(v) if v in HINT_CHOICES else -1
+    if key == "idle":
+        return IDLE_CHOICES.index(v) if v in IDLE_CHOICES else -1
     return v
 
 
@@ -238,6 +245,8 @@ class Menu(Mode):
             s[key] = VARIANT_CHOICES[c]
         elif key == "hints":
             s[key] = HINT_CHOICES[c]
+        elif key == "idle":
+            s[key] = IDLE_CHOICES[c]
         else:
             s[key] = c
         apply_settings(app)

@@ -69,6 +69,10 @@ def start(app, storage, log):
     app.session_game = Game(rules)
     need_engine(app, rules)
     app.boot_game()
+    if app.profile.get("battery"):
+        from mancala.power import boot_note  # the board went dark on a low battery
+
+        boot_note(app)
     M.load(BOOT)  # the loop's first turn is the boot's (it goes on at once without codes)
     raw = app.pits.sensors.read()
     if raw & STORES == STORES:
@@ -263,4 +267,8 @@ def build(profile, machine, neopixel, clock, fs=None, engine_cls=None, log=print
         return ErrorBoard(["the hardware could not be set up: %r" % (e,)], status, clock, log)
     from mancala.app import App
 
-    return App(profile, pits, px, clock, storage, engine_cls, status, log, seed, strict)
+    app = App(profile, pits, px, clock, storage, engine_cls, status, log, seed, strict)
+    from mancala.idle import attach
+
+    attach(app, profile, machine)
+    return app

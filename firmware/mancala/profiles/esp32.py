@@ -20,5 +20,7 @@ PROFILE = {
     "current_limit_ma": 2100,
     "brightness_levels": (24, 64, 128, 255),
     "tt_bits": 11,
+    "battery": None,  # no VSYS to read on an ESP32 board: no battery build
+    "idle_hz": 80000000,  # the clock while the board is dark (mancala/idle.py)
     "status_led": None,
 }

@@ -23,5 +23,7 @@ PROFILE = {
     "current_limit_ma": 2300,
     "brightness_levels": (24, 64, 128, 255),
     "tt_bits": 12,
+    "battery": None,  # USB / mains only (a battery option: hardware/battery.md)
+    "idle_hz": 48000000,  # the clock while the board is dark (mancala/idle.py)
     "status_led": 25,
 }
