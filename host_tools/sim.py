@@ -35,6 +35,7 @@ import argparse
 import json
 import os
 import select
+import shutil
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -553,6 +554,25 @@ def _label(board, i):
 
 
 CELL = 12  # columns per pit
+# The screen fits a plain 80 x 24 terminal: 79 columns (a character in the 80th
+# makes some terminals wrap), the board and its words in 24 rows.
+WIDTH = 79
+HEIGHT = 24
+INDENT = WIDTH - 6 * CELL  # the pits' rows, between the stores' columns
+STORE_PAD = CELL - 6  # a store's dots are 6 wide: its row ends at the last column
+
+
+def fit(text):
+    return text if len(text) <= WIDTH else text[:WIDTH - 3] + "..."
+
+
+def wrap(text, first, rest):
+    """`text` in lines of at most WIDTH columns: `first` before the first, `rest`
+    before the others (the words a line under the board says, whole)."""
+    import textwrap
+
+    return textwrap.wrap(text, WIDTH, initial_indent=first, subsequent_indent=rest,
+                         break_on_hyphens=False) or [first.rstrip()]
 
 
 def draw(board, out, message=""):
@@ -573,36 +593,36 @@ def draw(board, out, message=""):
             rows.append(_dots(buf, order, first + k, w, lift) + " " * (CELL - w))
         return "%s %s" % (PIT_NAMES[i], _label(board, i)), rows
 
-    def pad(row):
-        return row + " " * CELL  # a row of dots that is not there
-
-    lines = ["\x1b[H\x1b[2J", "Mancala board simulator - %s, mode: %s   (%d mA est.)\r" %
-             (board.profile["name"], board.mode(),
-              app.px.estimate_ma(board.profile["idle_ma_per_led"]) if hasattr(app, "px") else 0)]
-    lines.append("\r")
+    ma = app.px.estimate_ma(board.profile["idle_ma_per_led"]) if hasattr(app, "px") else 0
+    lines = ["\x1b[H\x1b[2J" + fit("Mancala board simulator - %s, mode: %s   (%d mA est.)"
+                                   % (board.profile["name"], board.mode(), ma)) + "\r"]
+    indent = " " * INDENT
     for row, keys in ((range(12, 6, -1), "qwerty"), (range(0, 6), "asdfgh")):
         cells = [cell(i) for i in row]
         height = max(len(c[1]) for c in cells)
-        lines.append("        " + "".join(("[%s] %s" % (keys[k], cells[k][0]))[:CELL - 1]
-                                          .ljust(CELL) for k in range(6)) + "\r")
+        lines.append(indent + "".join(("[%s] %s" % (keys[k], cells[k][0]))[:CELL - 1]
+                                      .ljust(CELL) for k in range(6)).rstrip() + "\r")
         for h in range(height):
-            lines.append("        " + "".join(
+            lines.append(indent + "".join(
                 cells[k][1][h] if h < len(cells[k][1]) else " " * CELL
                 for k in range(6)) + "\r")
-        if row.start == 12:
+        if row.start == 12:  # the stores at the two ends, inside WIDTH columns
             ns, ss = cell(13), cell(6)
-            lines.append("[`] %s%s[j] %s\r" % (ns[0].ljust(12), " " * 62, ss[0]))
+            right = "[j] " + ss[0]
+            lines.append("[`] %s%s\r" % (ns[0], right.rjust(WIDTH - 4 - len(ns[0]))))
             for h in range(max(len(ns[1]), len(ss[1]))):
                 a = ns[1][h] if h < len(ns[1]) else " " * CELL
-                b = ss[1][h] if h < len(ss[1]) else ""
-                lines.append(" %s%s%s\r" % (a, " " * (77 - CELL), b))
-    lines.append(_power_line(board) + "\r")
+                b = ss[1][h].rstrip() if h < len(ss[1]) else ""
+                lines.append(" %s%s%s\r" % (a, " " * (WIDTH - 1 - 2 * CELL + STORE_PAD), b))
+    power = _power_line(board)
+    if power:
+        lines.append(fit(power) + "\r")
     lines.append("keys: pits as shown, capital = hold 1.5 s, u/U takeback, i/I hint, "
-                 "o both stores, m menu (hold both stores), Esc quits\r")
+                 "m menu, Esc\r")
     for text in explain(board):
-        lines.append(">> " + text + "\r")
+        lines += [ln + "\r" for ln in wrap(text, ">> ", "   ")]
     if message:
-        lines.append("board console: " + message + "\r")
+        lines += [ln + "\r" for ln in wrap(message, "board console: ", "   ")]
     out.write("\n".join(lines))
     out.flush()
 
@@ -742,7 +762,13 @@ def interactive(args):
             draw(board, out, msg[0])
 
     clock.idle = serve
-    out.write("\x1b[?25l")
+    # the terminal's alternate screen: a frame redraws it in place, the scrollback
+    # keeps what was there before (it took every frame: 99 boards in 40 s)
+    out.write("\x1b[?1049h\x1b[?25l")
+    size = shutil.get_terminal_size((WIDTH + 1, HEIGHT))
+    if size.columns < WIDTH or size.lines < HEIGHT:
+        log("this terminal is %d x %d: the simulator needs %d x %d"
+            % (size.columns, size.lines, WIDTH + 1, HEIGHT))
     if not hasattr(app, "px"):  # a bad profile: the console says why
         out.write("\r\n".join(board.lines) + "\r\n")
     try:
@@ -751,7 +777,7 @@ def interactive(args):
         pass
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, old)
-        out.write("\x1b[?25h\n")
+        out.write("\x1b[?25h\x1b[?1049l")
 
 
 def _profile_name(text):
@@ -776,7 +802,7 @@ def _seed(text):
 def parse_args(argv=None):
     from host_tools.cli import Parser
     from mancala import profiles
-    from mancala.modes.menu import VARIANT_CHOICES
+    from mancala.rules import MENU_VARIANTS
 
     ap = Parser(prog="python -m host_tools.sim", description=__doc__,
                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -784,8 +810,10 @@ def parse_args(argv=None):
                     metavar="PROFILE", help="board profile: %s (default pico_buttons)"
                     % ", ".join(profiles.NAMES))
     # what the board's menu offers (a variant the menu lacks would fall back to its
-    # default in the settings' check: kalah5 started 4-seed kalah without a word)
-    ap.add_argument("--variant", choices=VARIANT_CHOICES, help="variant of a new game")
+    # default in the settings' check: kalah5 started 4-seed kalah without a word;
+    # not mancala.modes.menu itself: imported here, its menu items would be put
+    # before the board's start puts them)
+    ap.add_argument("--variant", choices=MENU_VARIANTS, help="variant of a new game")
     ap.add_argument("--level", choices=LEVEL_NAMES[1:],
                     help="the computer's level in a new game (default amateur)")
     ap.add_argument("--battery", type=int, metavar="MV", default=None,

@@ -172,3 +172,52 @@ def test_play_web_busy_port_names_both_spellings(capsys):
     err = capsys.readouterr().err
     assert err.startswith("mancala play-web: error: cannot listen")
     assert "make play-web WEB_PORT=0, or --port 0" in err
+
+
+def test_terminal_screens_fit_80_by_24():
+    """Item 6: the simulator needed 86+ columns and garbled in 80 x 24 without a word;
+    the menu's line was cut even at 120.  Every screen of a game, the menu and the
+    coach's pause, for every build, in 79 columns and 24 rows."""
+    import io
+    import re
+    import sys as _sys
+
+    _sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from board_helpers import board, start
+    from test_board_play import BlunderEngine
+
+    from host_tools import sim
+    from host_tools.fakes.board import index
+
+    ansi = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+    def check(b):
+        out = io.StringIO()
+        sim.draw(b, out, "a console line long enough to need a second line under the "
+                         "board, as the tables' message does on a board without them")
+        lines = ansi.sub("", out.getvalue()).replace("\r", "").split("\n")
+        assert len(lines) <= 24, "\n".join(lines)
+        wide = [ln for ln in lines if len(ln) > 79]
+        assert not wide, wide
+        return "\n".join(lines)
+
+    for profile in ("pico_buttons", "pico_hall", "esp32", "pico_cheap"):
+        b = board(profile=profile, variant="kalah", opponent=1, coaching=1,
+                  engine_cls=BlunderEngine)
+        assert b.until(("menu",), 5000)
+        text = check(b)
+        assert "variant: y=ranok" in text  # the menu's values are all there
+        start(b)
+        check(b)
+        b.play_move(index("S2"))
+        assert b.until(("blunder",), 5000)
+        assert "the red pit" in check(b)
+
+
+def test_the_terminal_simulator_keeps_the_scrollback():
+    """It drew every frame into the scrollback (99 boards in 40 s): now the
+    alternate screen, left again at the end."""
+    src = open(os.path.join(ROOT, "host_tools", "sim.py")).read()
+    body = src[src.index("def interactive("):src.index("def _profile_name(")]
+    assert "\\x1b[?1049h" in body and "\\x1b[?1049l" in body
+    assert body.index("\\x1b[?1049h") < body.index("app.run()") < body.index("\\x1b[?1049l")

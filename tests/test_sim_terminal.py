@@ -31,7 +31,9 @@ def screen(b):
 
 
 def plain(text):
-    return ANSI.sub("", text)
+    """The screen's text, a wrapped line under the board joined again (the lines
+    fit 79 columns: its next line goes on after three spaces)."""
+    return re.sub(r"\r?\n   (?=\S)", " ", ANSI.sub("", text))
 
 
 def headless_board(*flags):

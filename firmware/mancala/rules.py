@@ -555,6 +555,9 @@ class Oware(Rules):
 
 
 VARIANTS = ("ranok", "mangala", "kalah", "oware")
+# What the board's menu offers (its variant item, in order): the four and kalah's
+# 3- and 6-seed games.
+MENU_VARIANTS = ("ranok", "mangala", "kalah", "oware", "kalah3", "kalah6")
 _CLASSES = {"ranok": Ranok, "mangala": Mangala, "kalah": Kalah, "oware": Oware}
 _cache = {}  # type: dict
 

@@ -12,10 +12,10 @@ import sys
 from mancala.hw import pits as P
 from mancala.hw.pixels import GREEN, NORTH, SOUTH, WHITE
 from mancala.modes import ACTIVITIES, MENU, Mode, put
-from mancala.rules import N_STORE, S_STORE, get_rules, keep_only
+from mancala.rules import MENU_VARIANTS, N_STORE, S_STORE, get_rules, keep_only
 
 STORES = (1 << S_STORE) | (1 << N_STORE)
-VARIANT_CHOICES = ("ranok", "mangala", "kalah", "oware", "kalah3", "kalah6")
+VARIANT_CHOICES = MENU_VARIANTS
 HINT_CHOICES = (0, 1, 2, 3, 5, 9)
 # minutes of quiet before the board dims (0: never; dark after 3x that, mancala/idle.py)
 IDLE_CHOICES = (0, 2, 5, 10, 20, 60)
