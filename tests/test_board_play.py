@@ -241,7 +241,8 @@ def test_menu_sets_everything_and_starts_a_new_game():
         b.tap(value)
     flashes_red(b, index("N3"), lambda: (b.tap("SS"), b.tap("N3")))  # quick: 2 choices
     assert b.app.settings == {"variant": "oware", "opponent": 4, "starter": 1, "coaching": 1,
-                              "hints": 9, "brightness": 3, "quick": 1, "play": 0}
+                              "hints": 9, "brightness": 3, "quick": 1, "play": 0,
+                              "idle": 10}
     assert b.app.store.load("settings.json")[1] == b.app.settings
     b.tap("NS")
     g = b.app.game

@@ -102,17 +102,20 @@ class App:
     FULL_REMIND_MS = 60000  # the code again this often while saves keep failing
     RESTORE_BLINK_MS = 12000  # after a power cut mid-sowing: the pits to put stones back
     SLICE = 8  # engine nodes between clock reads while it searches (~4 ms on a Pico)
-    COACH_NODES = 6000  # nodes the coach spends grading a move (engine.GRADE_NODES)
+    # The search budgets are the engine's, set for the CPU it runs on (the machine-code
+    # kernels search ~15x the bytecode's nodes: engine.NATIVE_BUDGETS); a number here
+    # overrides one (tests), None takes the engine's.
+    COACH_NODES = None  # nodes the coach spends grading a move (None: engine.grade_nodes)
     LED_TEST_STEP_MS = 600
     THINK_STEP_MS = 150  # the thinking animation moves one pit this often
     search_ms = 0  # loop time given to the engine (a running total: measurements)
     think_frame = -1  # the thinking animation's step last drawn
     MASTER_MS = 2000  # Master's think on the board (engine.MASTER_MS)
-    MASTER_CAP = 30000  # ... and its node cap (a faster board: an ESP32)
+    MASTER_CAP = None  # ... and its node cap (engine.master_cap)
     PONDER = True  # think on the person's time against Master
     PONDER_RESERVE_MS = 8  # of a loop turn pondering leaves free (a chunk may run late)
     PONDER_CHUNK = 2  # nodes between clock reads while pondering
-    PONDER_NODES = 30000  # a pondering search's cap
+    PONDER_NODES = None  # a pondering search's cap (engine.ponder_nodes)
     pondering = False  # a pondering search is running (or finished) on `pondered`
     pregrade = False  # the coach grades the move being sown (early_grade)
     ponder_target = None  # (bytearrays made at the first ponder)
@@ -302,7 +305,8 @@ class App:
         self.pondering = False
         self.engine.keep = li == 3  # Master starts from the table pondered on
         if li == 3:  # Master: by the board's clock (the lower levels count nodes)
-            self.engine.start(self.game.pos, level=li, nodes=self.MASTER_CAP,
+            self.engine.start(self.game.pos, level=li,
+                              nodes=self.MASTER_CAP or self.engine.master_cap,
                               deadline_ms=self.MASTER_MS, clock=self.clock.now)
         else:
             self.engine.start(self.game.pos, level=li, clock=self.clock.now)
@@ -437,7 +441,7 @@ class App:
         if not self.pondering or target != self.pondered:
             self.pondered[:] = target
             e.keep = True
-            e.start(target, nodes=self.PONDER_NODES, clock=clock.now)
+            e.start(target, nodes=self.PONDER_NODES or e.ponder_nodes, clock=clock.now)
             self.pondering = True
         if not e.done:
             t = clock.now()
