@@ -109,7 +109,10 @@ class FakeApp:
         self.item = 0
         self.boot_codes = []
         self.status = None
+        self.status_on = 0
         self.turn = M.SELECT  # what turn_mode() answers
+
+    set_status = A.App.set_status  # (the App's own: a pin, no frame)
 
     # the App's helpers, recorded
     def log(self, text):

@@ -73,3 +73,34 @@ def test_quick_show_starts_the_sowing_by_itself():
     assert app.modes_asked() == []
     mode(M.SHOW).tick(app, app.clock.now(), app.SHOW_MS)
     assert app.modes_asked() == [M.SOW]
+
+
+class _Pin:
+    def __init__(self):
+        self.writes = []
+
+    def value(self, v):
+        self.writes.append(v)
+
+
+def test_the_status_led_blinks_on_its_pin_without_a_frame_while_it_thinks():
+    """Issue 22: the status LED's blink turning drew a whole frame of the chain (on the
+    RP2040 model 14 ms of a think's 20 ms turn, 8 of a 2 s think's 21 frames); now only
+    the running light's steps draw, the blink is the pin's alone."""
+    app = FakeApp(human=1, level=2)
+    app.game.play(0)
+    app.refresh()
+    app.mode = M.THINK
+    app.status = _Pin()
+    think = mode(M.THINK)
+    app.engine.done = False
+    step = app.THINK_STEP_MS
+    el = (app.BLINK_MS // step) * step  # the step the blink turns in, at its start
+    think.tick(app, app.clock.now(), el)
+    app.dirty = False
+    think.tick(app, app.clock.now(), app.BLINK_MS + 1)  # same step, the blink turned
+    assert el < app.BLINK_MS + 1 < el + step
+    assert not app.dirty
+    assert app.status.writes == [1]  # on in the blink's second half
+    think.tick(app, app.clock.now(), app.BLINK_MS + 2)
+    assert app.status.writes == [1]  # written once a turn of the blink, not a loop turn

@@ -92,6 +92,7 @@ class App:
     FRAME_MS = 20  # loop period
     ANIM_FRAME_MS = 60  # animations redraw this often (a press redraws at once)
     FLASH_MS = 500  # a red "no" flash
+    FLASH_BLINK_MS = 125  # ... on, off, on, off
     BLINK_MS = 250  # half period of blinks
     QUICK_MS = 300  # quick mode: one stone per step
     ANIM_MS = 1200  # capture / extra-turn animation
@@ -119,6 +120,8 @@ class App:
     pondered = None
     ponder_ms = 0  # loop time given to pondering (a running total: measurements)
     touch_drawn = 0  # the pits lit under a finger in the last frame
+    flash_step = 0  # the red flash's blink step last drawn
+    status_on = 0  # what the status LED shows
     in_loop = False  # a loop turn (tick) is under way
     switching = False  # set_mode() left the mode's enter to tick() (enter_mode)
 
@@ -283,6 +286,7 @@ class App:
         """A red flash on `mask`: that press changed nothing."""
         self.flash = mask
         self.t_flash = self.clock.now()
+        self.flash_step = 0
         self.dirty = True
 
     def turn_mode(self):
@@ -499,9 +503,14 @@ class App:
         mode's tick (its own timers, a search's result), which may switch the mode."""
         now = self.clock.now()
         el = self.clock.diff(now, self.t_mode)
-        if self.flash and self.clock.diff(now, self.t_flash) >= self.FLASH_MS:
-            self.flash = 0
-            self.dirty = True
+        if self.flash:
+            f = self.clock.diff(now, self.t_flash)
+            if f >= self.FLASH_MS:
+                self.flash = 0
+                self.dirty = True
+            elif f // self.FLASH_BLINK_MS != self.flash_step:  # its blink turned
+                self.flash_step = f // self.FLASH_BLINK_MS
+                self.dirty = True
         if self.blink_mask and self.clock.diff(now, self.t_blink) >= self.blink_ms:
             self.blink_mask = 0
             self.blink_ms = 6 * self.BLINK_MS
@@ -512,12 +521,24 @@ class App:
 
     # -- drawing -------------------------------------------------------------------
 
+    def set_status(self, m, phase):
+        """The status LED: on in the blink's second half while mode `m` asks for it.
+        Its own pin: a blink turning redraws no frame of the chain (a think's frames
+        are its running light's steps only)."""
+        on = 1 if m.status_blink and phase else 0
+        if on != self.status_on:
+            self.status_on = on
+            if self.status is not None:
+                self.status.value(on)
+
     def render(self):
         """A frame, when something changed (or the mode's frames move by themselves):
         the mode draws, then what lies over every mode (a finger's dot, the full-flash
         code, the red "no" flash)."""
         m = MODES[self.mode]
-        animating = m.animated or self.flash or self.blink_mask or \
+        # (the red flash is not among them: update() marks the frame dirty when its
+        # blink turns, so a flash costs its four frames, not one every ANIM_FRAME_MS)
+        animating = m.animated or self.blink_mask or \
             self.hint_pit >= 0 or self.show_count_pit >= 0 or self.hinting or self.unsaved
         now = self.clock.now()
         # a pit under a finger lights at once (pit-to-light: on the first raw edge,
@@ -534,21 +555,22 @@ class App:
         phase = (el // self.BLINK_MS) & 1
         px.begin(not (self.covers and m.game_frame))  # a game frame draws every LED
         m.draw(self, px, el, phase)
-        if touch:
-            for i in range(14):
-                if touch >> i & 1:
-                    px.dot(i, 0, WHITE)
         if self.unsaved and self.mode != BOOT:
             from mancala.modes.errors import draw_full_code  # (while saves fail)
 
             draw_full_code(self, px, now)
-        if self.flash and (self.clock.diff(now, self.t_flash) // 125) & 1 == 0:
+        if self.flash and (self.clock.diff(now, self.t_flash) // self.FLASH_BLINK_MS) & 1 == 0:
             for i in range(14):
                 if self.flash >> i & 1:
                     px.fill(i, RED)
+        if touch:  # over the red flash too: a pit pressed again while it flashes
+            for i in range(14):  # shows the finger at once
+                if touch >> i & 1:
+                    px.dot(i, 0, WHITE)
         px.show()
-        if self.status is not None:
-            self.status.value(1 if m.status_blink and phase else 0)
+        if self.status is not None:  # (written at every frame: boot codes drive it too)
+            self.status_on = 1 if m.status_blink and phase else 0
+            self.status.value(self.status_on)
         self.frame_no += 1
         if self.on_frame is not None:
             self.on_frame(self)

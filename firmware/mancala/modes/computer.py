@@ -39,10 +39,11 @@ class Think(GameMode):
         if app.engine is None or app.engine.done:
             computer_moves(app)
         else:
-            f = (el // app.THINK_STEP_MS) * 2 + ((el // app.BLINK_MS) & 1)
-            if f != app.think_frame:  # the animation (or the status LED) moved
+            f = el // app.THINK_STEP_MS
+            if f != app.think_frame:  # the animation moved (a frame of the chain)
                 app.think_frame = f
                 app.dirty = True
+            app.set_status(self, (el // app.BLINK_MS) & 1)  # (its own pin: no frame)
 
     def draw(self, app, px, el, phase):
         draw_pits(app, px, 0, phase)
