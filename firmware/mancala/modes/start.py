@@ -183,6 +183,19 @@ def restore_pause(app):
 
 # -- building the board from its profile -----------------------------------------
 
+def default_profile():
+    """The profile of a board with no /data/board.txt, by its chip: an ESP32's, a Pico
+    2's (its _machine names the RP2350: the same wiring as the Pico's, its larger
+    table), else the Pico's."""
+    from mancala import profiles
+
+    if sys.platform == "esp32":
+        return "esp32"
+    if "RP2350" in getattr(sys.implementation, "_machine", ""):
+        return "pico2_buttons"
+    return profiles.DEFAULT
+
+
 def pick_profile(profile=None):
     from mancala import profiles
 
@@ -193,8 +206,7 @@ def pick_profile(profile=None):
             with open("/data/board.txt") as f:
                 profile = f.read().strip()
         except OSError:
-            profile = "esp32" if sys.platform == "esp32" else profiles.DEFAULT
-            return profiles.load(profile)
+            return profiles.load(default_profile())
         fix = "; set it with: make deploy PROFILE=NAME (one of %s)" % ", ".join(profiles.NAMES)
         if not profile:
             raise ValueError("/data/board.txt is empty" + fix)
