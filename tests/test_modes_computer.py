@@ -15,10 +15,11 @@ def test_think_draws_only_when_its_light_moves_and_plays_the_engines_move():
     think = mode(M.THINK)
     app.engine.done = False
     think.tick(app, app.clock.now(), 0)
-    assert app.dirty and app.think_frame == 0
+    assert app.partial >> 7 & 1 and app.think_frame == 0  # the light on North's first pit
+    app.partial = 0
     app.dirty = False
     think.tick(app, app.clock.now(), 10)  # the same step: nothing to draw
-    assert not app.dirty
+    assert not app.dirty and not app.partial
     counts, bgs = app.draw(el=app.THINK_STEP_MS * 2)
     assert bgs[9] == "north"  # the light on North's third pit
     app.touch_drawn = 1 << 9  # a finger on that pit: the light passes it by
@@ -98,9 +99,10 @@ def test_the_status_led_blinks_on_its_pin_without_a_frame_while_it_thinks():
     el = (app.BLINK_MS // step) * step  # the step the blink turns in, at its start
     think.tick(app, app.clock.now(), el)
     app.dirty = False
+    app.partial = 0
     think.tick(app, app.clock.now(), app.BLINK_MS + 1)  # same step, the blink turned
     assert el < app.BLINK_MS + 1 < el + step
-    assert not app.dirty
+    assert not app.dirty and not app.partial
     assert app.status.writes == [1]  # on in the blink's second half
     think.tick(app, app.clock.now(), app.BLINK_MS + 2)
     assert app.status.writes == [1]  # written once a turn of the blink, not a loop turn

@@ -131,6 +131,10 @@ class Mode:
     game_frame = False
     touch = True
     status_blink = False
+    # draw_pit(app, px, i, el): pit i as draw() draws it when nothing animates (no
+    # hint, no takeback blink, no held count): the App then draws only the pits that
+    # changed (App.draw_pits_alone).  None: the mode draws whole frames only.
+    draw_pit = None
 
     def enter(self, app):
         pass
