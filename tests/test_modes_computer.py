@@ -95,6 +95,7 @@ def test_the_status_led_blinks_on_its_pin_without_a_frame_while_it_thinks():
     app.status = _Pin()
     think = mode(M.THINK)
     app.engine.done = False
+    app.THINK_STEP_MS = 150  # a light whose steps fall inside the blink's halves
     step = app.THINK_STEP_MS
     el = (app.BLINK_MS // step) * step  # the step the blink turns in, at its start
     think.tick(app, app.clock.now(), el)

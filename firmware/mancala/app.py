@@ -105,7 +105,9 @@ class App:
     SLICE = 8  # engine nodes between clock reads while it searches (~4 ms on a Pico)
     COACH_NODES = 6000  # nodes the coach spends grading a move (engine.GRADE_NODES)
     LED_TEST_STEP_MS = 600
-    THINK_STEP_MS = 150  # the thinking animation moves one pit this often
+    THINK_STEP_MS = 250  # the thinking animation moves one pit this often (with the
+    # status LED's blink: each of its frames costs the think ~8 ms on a Pico, the wire
+    # 5.4 ms of it)
     search_ms = 0  # loop time given to the engine (a running total: measurements)
     think_frame = -1  # the thinking animation's step last drawn
     think_light = 0  # the pit its light was last drawn on

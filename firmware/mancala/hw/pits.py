@@ -203,6 +203,8 @@ class Pits:
         self.raw = raw
         stable = self.stable
         pending = raw ^ stable
+        if not (diff | pending | stable | self.gesture):
+            return ev  # every pit up and settled, no gesture: nothing to time or report
         rose = 0
         for i in range(self.n):
             bit = 1 << i
