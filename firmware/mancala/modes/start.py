@@ -215,6 +215,25 @@ def pick_profile(profile=None):
     return profiles.load(profile)
 
 
+SIO_GPIO_IN = 0xD0000004  # RP2040 and RP2350: the levels of GPIO 0..29 (bank 0)
+
+
+def gpio_port(pit_pins, machine, platform=None):
+    """(port, shift) for GpioSensors: on the rp2 port, with the pits on consecutive
+    GPIOs in board order (every Pico profile), one read of the SIO's GPIO_IN gives
+    them all; else (None, 0): a Pin.value() each."""
+    first = pit_pins[0]
+    if (platform or sys.platform) != "rp2" or getattr(machine, "mem32", None) is None or \
+            tuple(pit_pins) != tuple(range(first, first + len(pit_pins))):
+        return None, 0
+    mem32 = machine.mem32
+
+    def port():
+        return mem32[SIO_GPIO_IN]
+
+    return port, first
+
+
 def make_sensors(p, machine):
     """The profile's pit sensors: GPIO switches or hall sensors behind the mux, with
     the debounce of their kind (mancala.profile.debounce_ms; Pits takes it)."""
@@ -222,7 +241,7 @@ def make_sensors(p, machine):
 
     if p["sensor"] == "gpio":
         pins = [machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in p["pit_pins"]]
-        return P.GpioSensors(pins, debounce_ms(p))
+        return P.GpioSensors(pins, debounce_ms(p), *gpio_port(p["pit_pins"], machine))
     sel = [machine.Pin(n, machine.Pin.OUT) for n in p["mux_select"]]
     adc = machine.ADC(machine.Pin(p["mux_adc"]))
     return P.MuxSensors(sel, adc, p["mux_channels"], p["hall_threshold"], p["hall_hysteresis"],
