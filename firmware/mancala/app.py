@@ -565,7 +565,7 @@ class App:
         px = self.px
         el = self.clock.diff(now, self.t_mode)
         phase = (el // self.BLINK_MS) & 1
-        if not self.dirty and m.draw_pit is not None and not animating and \
+        if not self.dirty and m.pitwise and not animating and \
                 self.pits_fit(mask):
             self.draw_pits_alone(m, px, mask, el, phase, touch, now)
             return

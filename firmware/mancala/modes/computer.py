@@ -32,6 +32,7 @@ class Think(GameMode):
 
     name = "think"
     status_blink = True
+    pitwise = True
 
     def tap(self, app, pit):
         if pit == S_STORE or pit == N_STORE:
