@@ -12,24 +12,30 @@ from host_tools.fakes.board import index
 from mancala import app as A
 
 
-def _frame(b):
-    return bytes(b.np.buf)
+def _frame(b, pit=None):
+    if pit is None:
+        return bytes(b.np.buf)
+    first, n = b.profile["leds"][pit]
+    return bytes(b.np.buf[3 * first:3 * (first + n)])
 
 
 def _redpress_latency(b, pit):
     """Tap `pit` (a red flash), press it again in the flash's second red blink: the
-    ms from that press to the first frame that differs from the one shown before."""
+    ms from that press to the first frame in which that pit differs from before."""
     i = index(pit)
     b.tap(i)
     assert b.app.flash >> i & 1
     t_flash = b.app.t_flash
-    while b.clock.now() < t_flash + 2 * getattr(A.App, "FLASH_BLINK_MS", 125) + 10:  # red
+    while b.clock.now() < t_flash + 2 * getattr(A.App, "FLASH_BLINK_MS", 125) + 10:
         b.turn()
-    before = _frame(b)
+    while b.decoded()[1][i] != "red":  # its second red blink, drawn
+        assert b.clock.now() < t_flash + 360, b.decoded()
+        b.turn()
+    before = _frame(b, i)
     t = b.clock.now() + 3
     b.at(t, i, True)
     changed = []
-    b.app.on_frame = lambda app: changed.append(b.clock.now()) if _frame(b) != before else None
+    b.app.on_frame = lambda app: changed.append(b.clock.now()) if _frame(b, i) != before else None
     while b.clock.now() < t + 60:
         b.turn()
     b.app.on_frame = None
