@@ -26,7 +26,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODEL_FILES = ("pico.mjs", "board.mjs", "firmware.uf2", "package.json")
 WORK = os.path.join(ROOT, "build", "picobox")  # the model's copy, with its node_modules
 LEVEL_NAMES = ("beginner", "amateur", "strong", "master")
-VM_REPEAT = 5  # the VM's timing is the PC's wall clock: the fastest of this many runs
+VM_NODES = 6000  # nodes of one timed VM run of a level (the same searches repeated)
+VM_REPEAT = 7  # the VM's clock is the PC's wall time: the fastest of this many runs
+# (CPU time, as `mancala bench` takes, cannot time the lower levels' few ms apart from
+# the VM's start)
 
 
 class ChipBenchError(Exception):
@@ -51,12 +54,12 @@ P = %(positions)r
 out = {"free_boot": free_boot, "imports": free_boot - free_imports, "build": build,
        "levels": [], "machine": getattr(sys.implementation, "_machine", sys.platform)}
 peak = 0
-for li in range(4):
+for li in %(levels)r:
   best = None
   for _ in range(%(repeat)d):  # (the VM: wall time, the fastest of a few runs)
     n = 0
     us = 0
-    for p in P:
+    for p in P * %(inner)r[li]:
         pos = bytearray(16)
         pos[:15] = p
         pos[15] = r.legal_mask(pos)
@@ -203,7 +206,8 @@ def run_bench(model, variants=("ranok", "mangala", "kalah", "oware"), positions=
         flash = os.path.join(tmp, "flash.img")
         for v in variants:
             ps = bench_positions(v, positions)
-            code = BENCH % {"variant": v, "positions": ps, "repeat": 1}
+            code = BENCH % {"variant": v, "positions": ps, "levels": [0, 1, 2, 3],
+                            "repeat": 1, "inner": [1, 1, 1, 1]}
             script = os.path.join(tmp, "bench_%s.py" % v)
             with open(script, "w") as f:
                 f.write(code)
@@ -215,10 +219,22 @@ def run_bench(model, variants=("ranok", "mangala", "kalah", "oware"), positions=
             row = {"chip": _parse(_node(work, args, 3600)), "positions": len(ps)}
             if vm:
                 row["vm"] = _parse(mpvm.run(BENCH % {"variant": v, "positions": ps,
-                                                      "repeat": VM_REPEAT}))
+                                                      "levels": [0, 1, 2, 3],
+                                                      "repeat": VM_REPEAT,
+                                                      "inner": vm_inner(v, len(ps))}))
             res[v] = row
     report(res, fmt, vm, out)
     return res
+
+
+def vm_inner(variant, positions):
+    """How many times the VM searches each level's positions in one timed run: about
+    VM_NODES nodes, so its clock (ms steps) times the lower levels' searches too."""
+    from mancala.engine import level_nodes
+    from mancala.rules import get_rules
+
+    rules = get_rules(variant)
+    return [max(1, VM_NODES // max(1, level_nodes(rules, li) * positions)) for li in range(4)]
 
 
 def _rate(level):
@@ -254,8 +270,8 @@ def report(res, fmt, vm, out):
     out.write("heap on the chip (gc.mem_free): free after boot, taken by importing the rules "
               "and the engine, by Engine(rules) (its table), at most by one search (GC off); "
               "free at the end.  vm n/s: the VM's own ticks_us, the fastest of %d runs "
-              "(wall time of a loaded PC: noisy); vm/chip is what engine.PICO_FACTOR stands "
-              "for" % VM_REPEAT + ")\n")
+              "(the PC's wall time: on a loaded PC still noisy); vm/chip is what "
+              "engine.PICO_FACTOR stands for" % VM_REPEAT + ")\n")
     out.flush()
 
 
