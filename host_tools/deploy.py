@@ -97,7 +97,8 @@ try:
     free = v[0] * v[4]
 except Exception:
     free = -1
-print('I', repr((tuple(i.version[:3]), getattr(i, '_mpy', None), sys.platform, free)))
+print('I', repr((tuple(i.version[:3]), getattr(i, '_mpy', None), sys.platform, free,
+                 getattr(i, '_machine', ''))))
 print('S', _j('/slots/state.json'))
 for s in ('a', 'b'):
     print('M', s, _j('/slots/' + s + '/manifest.json'))
@@ -388,8 +389,10 @@ class Board:
         for line in out.splitlines():
             tag, _, rest = line.partition(" ")
             if tag == "I":
-                ver, mpy, platform, free = ast.literal_eval(rest)
-                info.update(version=tuple(ver), mpy=mpy, platform=platform, free=free)
+                fields = ast.literal_eval(rest)
+                ver, mpy, platform, free = fields[:4]
+                info.update(version=tuple(ver), mpy=mpy, platform=platform, free=free,
+                            machine=fields[4] if len(fields) > 4 else "")
             elif tag == "S":
                 info["state"] = _loads(rest)
             elif tag == "M":
@@ -470,7 +473,31 @@ def describe_running(info):
     return "%s (slot %s)" % (m.get("version"), s)
 
 
+# The chips deploy tells apart: (what the board's sys.implementation._machine holds,
+# e.g. "Raspberry Pi Pico2 with RP2350", or else its sys.platform; the board's name;
+# its plan of endgame tables in host_tools/tablebase.py BOARD_SEEDS; the architecture
+# of its native code, mpy-cross -march).  The Pico 2 runs the rp2 port like the Pico
+# (sys.platform "rp2"): only _machine names its chip.
+CHIPS = (
+    ("RP2350", "Raspberry Pi Pico 2 (RP2350)", "rp2350", "armv7emsp"),
+    ("RP2040", "Raspberry Pi Pico (RP2040)", "rp2", "armv6m"),
+    ("rp2", "Raspberry Pi Pico (RP2040)", "rp2", "armv6m"),
+    ("esp32", "ESP32", "esp32", "xtensawin"),
+)
+
+
+def chip_of(info):
+    """{"name", "plan", "arch"} of the board deploy talks to, by its info line; None
+    for a chip none of CHIPS names (it still gets the firmware, with no tables)."""
+    machine = info.get("machine") or ""
+    for mark, name, plan_key, arch in CHIPS:
+        if mark in machine or mark == info.get("platform"):
+            return {"name": name, "plan": plan_key, "arch": arch}
+    return None
+
+
 def check_board(info, use_mpy=True):
+    """Refuse a MicroPython the firmware cannot run on; returns chip_of(info)."""
     ver = info["version"]
     if ver < MIN_VERSION:
         raise DeployError("the board runs MicroPython %s, too old: this firmware needs %s or newer (see docs/UPDATING.md, `mancala flash`)"
@@ -479,6 +506,19 @@ def check_board(info, use_mpy=True):
     if mpy is not None and (mpy & 0xFF) != MPY_MAJOR:
         raise DeployError("the board's MicroPython %s uses .mpy format v%d, not v%d: install a supported MicroPython (see docs/UPDATING.md)"
                           % (".".join(map(str, ver)), mpy & 0xFF, MPY_MAJOR))
+    return chip_of(info)
+
+
+def describe_chip(chip):
+    """The deploy's line about the chip: its name, its tables, its native code."""
+    if chip is None:
+        return "chip: not one deploy knows (no endgame tables planned for it)"
+    from host_tools import tablebase
+
+    plan = tablebase.BOARD_SEEDS.get(chip["plan"], {})
+    return "chip: %s; endgame tables %s; native code %s" % (
+        chip["name"], ", ".join("%s %d seeds" % kv for kv in sorted(plan.items())) or "none",
+        chip["arch"])
 
 
 def plan(info, manifest, root_files):
@@ -564,12 +604,17 @@ def set_profile(board, name, rep):
 
 def tables_plan(info, tables_for=None):
     """{variant: seeds} of the endgame tables the board carries (docs/TABLEBASE.md):
-    by its chip, or `tables_for` ("rp2", "esp32", "none", or a dict)."""
+    by its chip (chip_of), or `tables_for` ("rp2", "rp2350", "esp32", "none", or a
+    dict)."""
     from host_tools import tablebase
 
     if isinstance(tables_for, dict):
         return tables_for
-    platform = info.get("platform") if tables_for is None else tables_for
+    if tables_for is None:
+        chip = chip_of(info)
+        platform = chip["plan"] if chip else info.get("platform")
+    else:
+        platform = tables_for
     return dict(tablebase.BOARD_SEEDS.get(platform, {}))
 
 
@@ -680,7 +725,7 @@ def deploy(port=None, src=DEFAULT_SRC, use_mpy=True, max_boots=3, out=None,
             port, ".".join(map(str, info["version"])), info["platform"],
             "v%d.%d" % (info["mpy"] & 0xFF, (info["mpy"] >> 8) & 3) if info["mpy"] is not None else "none",
             describe_running(info)))
-        check_board(info, use_mpy)
+        rep.say(describe_chip(check_board(info, use_mpy)))
         version, root_files, slot_files, fmt = build(src, info["mpy"], use_mpy)
         manifest = manifest_of(version, slot_files, fmt)
         p = plan(info, manifest, root_files)
@@ -1002,7 +1047,7 @@ def deploy_main(argv=None):
     ap.add_argument("--force", action="store_true", help="install even when the board already runs this version")
     ap.add_argument("--tables", default=None, metavar="DIR",
                     help="where make tablebase built the endgame tables (default build/tables)")
-    ap.add_argument("--tables-for", choices=("rp2", "esp32", "none"), default=None,
+    ap.add_argument("--tables-for", choices=("rp2", "rp2350", "esp32", "none"), default=None,
                     help="send the tables of this chip's plan (default: the board's chip)")
     a = ap.parse_args(argv)
     try:

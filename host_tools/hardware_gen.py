@@ -53,6 +53,7 @@ STRIP_UF_PER_LED = 0.1  # the 100 nF next to every WS2812B of a strip or ring
 # key: (manufacturer, part number, description, typical unit price USD)
 PARTS = {
     "pico": ("Raspberry Pi", "SC0915", "Raspberry Pi Pico (RP2040), no headers", 4.00),
+    "pico2": ("Raspberry Pi", "SC1631", "Raspberry Pi Pico 2 (RP2350), no headers", 5.00),
     "esp32": ("Espressif", "ESP32-DEVKITC-32E", "ESP32-DevKitC V4, ESP32-WROOM-32E 4 MB", 10.00),
     "ring12": ("Adafruit", "1643", "NeoPixel Ring, 12 x WS2812 5050, 37 mm OD", 7.50),
     "strip60": ("Adafruit", "1138", "NeoPixel strip WS2812B, 60 LED/m, 1 m (cut to length)", 25.00),
@@ -109,6 +110,17 @@ BUILDS = {
         "supply_ma": 3000, "mcu_ma": 500,
         "bom": (("esp32", 1), ("button", 14), ("ring12", 12), ("strip60", 1), ("ahct125", 1),
                 ("r330", 1), ("c1000u", 1), ("c100n", 2), ("schottky", 1), ("jumper5v", 1), ("ptc", 1),
+                ("jack", 1), ("psu3a", 1), ("wire22", 1), ("wire18", 1), ("perf", 1)),
+        "optional": (("hall_sw", 14, "instead of the buttons: contactless, needs a magnet"),),
+    },
+    "pico2_buttons": {
+        "title": "Pico 2 + push buttons",
+        "summary": "The pico_buttons build on a Raspberry Pi Pico 2 (RP2350: pin-compatible "
+                   "with the Pico, the same wiring): twice the heap for the engine's table, "
+                   "4 MB of flash for larger endgame tables, a faster core.",
+        "supply_ma": 3000, "mcu_ma": 100,
+        "bom": (("pico2", 1), ("button", 14), ("ring12", 12), ("strip60", 1), ("ahct125", 1),
+                ("r330", 1), ("c1000u", 1), ("c100n", 2), ("schottky", 1), ("ptc", 1),
                 ("jack", 1), ("psu3a", 1), ("wire22", 1), ("wire18", 1), ("perf", 1)),
         "optional": (("hall_sw", 14, "instead of the buttons: contactless, needs a magnet"),),
     },
@@ -478,7 +490,11 @@ def render_build_md(name, profile):
         out.append("ADC2 matters only for analog reads (Wi-Fi takes ADC2 over); as digital inputs "
                    "those pins are fine. WROVER modules (with PSRAM) use GPIO16/17: this wiring "
                    "needs a WROOM-32/32E board such as the DevKitC-32E.\n")
-    elif profile["status_led"] == 25:
+    if mcu == "rp2350":
+        out.append("RP2350 erratum E9 (a Bank 0 input can latch near 2 V when only its "
+                   "pull-down holds it) does not touch this wiring: every pit input uses the "
+                   "internal pull-up and its button pulls it to GND.\n")
+    if mcu != "esp32" and profile["status_led"] == 25:
         out.append("On a Pico W the on-board LED hangs off the wireless chip, not GP25: set "
                    "`status_led` to None there.\n")
     if profile["sensor"] == "mux":
@@ -518,13 +534,13 @@ def power_rows(name, profile):
     mcu = profile["mcu"]
     rows = []
     if usb_powered(BUILDS[name]):
-        vin = "VBUS (pin 40)" if mcu == "rp2040" else "5V (J2-19)"
+        vin = "VBUS (pin 40)" if mcu in pins.PICO_MCUS else "5V (J2-19)"
         rows.append("| Pico USB port (250 mA: what the rp2 port asks the PC for) | powers the Pico; %s = 5 V out | - |" % vin)
         rows.append("| %s | 5V pad of LED 0 and 74AHCT125 VCC (pin 14); 4.7 uF ceramic across 5V-GND at LED 0 (USB allows 10 uF on VBUS: no 1000 uF here) | 22 AWG |" % vin)
         rows.append("| Pico GND (pin 38) | LED GND, 74AHCT125 GND (pin 7) and 1OE (pin 1) | 22 AWG |")
         return rows
-    mcu_in = "VSYS (pin 39)" if mcu == "rp2040" else "5V (J2-19)"
-    gnd = "GND (pin 38)" if mcu == "rp2040" else "GND (J2-14)"
+    mcu_in = "VSYS (pin 39)" if mcu in pins.PICO_MCUS else "5V (J2-19)"
+    gnd = "GND (pin 38)" if mcu in pins.PICO_MCUS else "GND (J2-14)"
     rows.append("| 5 V supply, barrel jack + | RXEF300 fuse -> 5 V rail | 18 AWG |")
     if mcu == "esp32":
         rows.append("| 5 V rail | 1N5817 anode; cathode -> 5V-IN jumper -> MCU %s (pull the jumper before plugging in USB: Espressif allows one supply at a time) | 22 AWG |" % mcu_in)
@@ -899,7 +915,7 @@ def _sensor_label(profile, i):
 
 
 def power_pin_labels(name, mcu):
-    if mcu == "rp2040":
+    if mcu in pins.PICO_MCUS:
         if usb_powered(BUILDS[name]):
             return [("VBUS  40  5 V out to LEDs", COL["pwr"]), ("GND   38", COL["gnd"])]
         return [("VSYS  39  <- 1N5817 <- 5 V", COL["pwr"]), ("3V3   36  sensors/mux", COL["pwr"]),

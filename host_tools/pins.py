@@ -1,6 +1,6 @@
 """What each GPIO of a supported microcontroller board can do (host side only).
 
-One table per MCU value of a board profile ("rp2040", "esp32"). `pin_problems()`
+One table per MCU value of a board profile ("rp2040", "rp2350", "esp32"). `pin_problems()`
 answers "can this pin do this job?" and returns human-readable reasons when not;
 `host_tools.hardware_gen.validate()` uses it for every pin of every profile.
 
@@ -27,17 +27,19 @@ JOBS = ("pit", "mux_select", "mux_adc", "led", "status_led")
 #   onboard_led   drives the board's own LED (the right pin for "status_led")
 
 
-def _rp2040():
+def _rp2040(chip="RP2040", board="Raspberry Pi Pico", short="Pico"):
+    # The Pico 2 (RP2350A) is pin-compatible with the Pico: the same 30 GPIOs, header
+    # and on-board wiring (GP23-25, GP29), so one table serves both.
     pins = {}
     for gp in range(0, 30):
         pins[gp] = {"in", "out", "pull"}
     for gp in (26, 27, 28):
         pins[gp].add("adc")
     notes = {
-        23: "Pico: SMPS power-save control (on-board)",
-        24: "Pico: VBUS sense (on-board)",
-        25: "Pico: on-board LED",
-        29: "Pico: VSYS/3 measurement on ADC3 (on-board)",
+        23: "%s: SMPS power-save control (on-board)" % short,
+        24: "%s: VBUS sense (on-board)" % short,
+        25: "%s: on-board LED" % short,
+        29: "%s: VSYS/3 measurement on ADC3 (on-board)" % short,
     }
     for gp in (23, 24, 25, 29):
         pins[gp] = {"onboard"}
@@ -53,7 +55,7 @@ def _rp2040():
     for gp, ch in ((26, 0), (27, 1), (28, 2)):
         labels[gp] = "GP%d/ADC%d" % (gp, ch)
     return {
-        "board": "Raspberry Pi Pico (RP2040)",
+        "board": "%s (%s)" % (board, chip),
         "pins": pins,
         "notes": notes,
         "header": header,
@@ -122,7 +124,9 @@ def _esp32():
     }
 
 
-MCUS = {"rp2040": _rp2040(), "esp32": _esp32()}
+MCUS = {"rp2040": _rp2040(), "rp2350": _rp2040("RP2350", "Raspberry Pi Pico 2", "Pico 2"),
+        "esp32": _esp32()}
+PICO_MCUS = ("rp2040", "rp2350")  # the Pico's header and power pins (VBUS, VSYS, 3V3)
 
 
 def exists(mcu, pin):

@@ -34,7 +34,7 @@ from host_tools import mpunix
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FAKES = os.path.join(ROOT, "host_tools", "fakes")
 RATIO_64 = 1.35
-FREE_32 = {"esp32": 110 * 1024, "rp2040": 240 * 1024}
+FREE_32 = {"esp32": 110 * 1024, "rp2040": 240 * 1024, "rp2350": 470 * 1024}
 VARIANTS = ("kalah", "kalah", "oware", "ranok", "mangala", "kalah")  # game by game
 
 SESSION_SCRIPT = r'''

@@ -43,11 +43,12 @@ BIG = 1000  # |a value| beyond this is an infinity
 # -- which tables each board carries --------------------------------------------------
 #
 # The filesystem of each chip (KiB): a Pico's littlefs is 1408 KiB of its 2 MB flash;
-# ESP32_GENERIC's 4 MB flash gives MicroPython a 2 MiB vfs partition.  From it:
+# ESP32_GENERIC's 4 MB flash gives MicroPython a 2 MiB vfs partition; a Pico 2's
+# (RPI_PICO2: 4 MB of flash less 1 MB for the firmware) 3072 KiB.  From it:
 # both application slots (the firmware is about 60 KB of .mpy; 100 KiB each leaves
 # it room to grow), the player's data (settings, the game, 50 finished games of one
 # 4 KiB littlefs block each: 220 KiB) and a margin of 128 KiB for updates.
-FS_KIB = {"rp2": 1408, "esp32": 2048}
+FS_KIB = {"rp2": 1408, "rp2350": 3072, "esp32": 2048}
 SLOT_KIB = 100
 DATA_KIB = 220
 MARGIN_KIB = 128
@@ -57,6 +58,7 @@ MARGIN_KIB = 128
 BOARD_SEEDS = {
     "rp2": {"kalah": 9, "mangala": 9, "ranok": 8},
     "esp32": {"kalah": 10, "mangala": 9, "ranok": 9, "oware": 8},
+    "rp2350": {"kalah": 10, "mangala": 10, "ranok": 10, "oware": 8},  # the Pico 2
 }
 
 # sha256 of whole table files (header included): generation is deterministic, so
@@ -82,7 +84,8 @@ def table_bytes_size(seeds):
 
 
 def board_plan(platform):
-    """{variant: seeds} for a board ('rp2' or 'esp32'), and the KiB it leaves free."""
+    """{variant: seeds} for a board ('rp2', 'rp2350' or 'esp32'), and the KiB it
+    leaves free."""
     from host_tools.book import book_path
 
     plan = BOARD_SEEDS[platform]

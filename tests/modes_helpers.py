@@ -97,6 +97,8 @@ class FakeApp:
         self.show_count_pit = -1
         self.t_count = 0
         self.think_frame = -1
+        self.think_light = 0
+        self.partial = 0
         self.touch_drawn = 0  # the pits under a finger in the frame being drawn
         self.sow_side = self.sow_pit = self.sow_i = self.sow_n = 0
         self.sow_path = b""
@@ -109,7 +111,11 @@ class FakeApp:
         self.item = 0
         self.boot_codes = []
         self.status = None
+        self.status_on = 0
         self.turn = M.SELECT  # what turn_mode() answers
+
+    set_status = A.App.set_status  # (the App's own: a pin, no frame)
+    redraw = A.App.redraw  # (the App's own: the pits to draw again)
 
     # the App's helpers, recorded
     def log(self, text):

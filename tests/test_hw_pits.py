@@ -306,3 +306,46 @@ def test_a_second_pit_after_the_chord_window_is_no_chord(rig):
     s.mask = 0
     ev += run(pits, clock, 200)
     assert "chord" not in [k for k, _ in ev], ev
+
+
+def test_a_pico_reads_its_consecutive_pit_pins_in_one_register_read():
+    """Issue 22: on the rp2 port the pits on GP2..GP15 are read from the SIO's GPIO_IN
+    at once (14 Pin.value() calls were ~0.25 ms of every loop turn on the RP2040
+    model); the same mask as pin by pin, active low; any other wiring or port reads
+    pin by pin."""
+    from host_tools.fakes import machine
+    from mancala import profiles
+    from mancala.modes import start
+
+    class Mem32:
+        reads = 0
+
+        def __getitem__(self, addr):
+            assert addr == start.SIO_GPIO_IN
+            Mem32.reads += 1
+            word = 0x3FFFFFFF  # pulled up: high
+            for n, v in machine._inputs.items():
+                if not v:
+                    word &= ~(1 << n)
+            return word
+
+    machine.reset()
+    machine.mem32 = Mem32()
+    try:
+        pins = profiles.load("pico2_buttons")["pit_pins"]
+        port, shift = start.gpio_port(pins, machine, "rp2")
+        assert port is not None and shift == 2
+        fast = P.GpioSensors([machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in pins],
+                             None, port, shift)
+        slow = P.GpioSensors([machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in pins])
+        for mask in (0, 1, 1 << 13, 0x2A5A, 0x3FFF):
+            for i, n in enumerate(pins):
+                machine.set_input(n, 0 if mask >> i & 1 else 1)
+            machine.set_input(16, 0)  # a GPIO beyond the pits: not theirs
+            assert fast.read() == slow.read() == mask
+        assert Mem32.reads == 5
+        assert start.gpio_port(pins, machine, "esp32") == (None, 0)
+        assert start.gpio_port((2, 3, 5, 4) + pins[4:], machine, "rp2") == (None, 0)
+    finally:
+        del machine.mem32
+        machine.reset()

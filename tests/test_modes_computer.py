@@ -15,10 +15,11 @@ def test_think_draws_only_when_its_light_moves_and_plays_the_engines_move():
     think = mode(M.THINK)
     app.engine.done = False
     think.tick(app, app.clock.now(), 0)
-    assert app.dirty and app.think_frame == 0
+    assert app.partial >> 7 & 1 and app.think_frame == 0  # the light on North's first pit
+    app.partial = 0
     app.dirty = False
     think.tick(app, app.clock.now(), 10)  # the same step: nothing to draw
-    assert not app.dirty
+    assert not app.dirty and not app.partial
     counts, bgs = app.draw(el=app.THINK_STEP_MS * 2)
     assert bgs[9] == "north"  # the light on North's third pit
     app.touch_drawn = 1 << 9  # a finger on that pit: the light passes it by
@@ -73,3 +74,36 @@ def test_quick_show_starts_the_sowing_by_itself():
     assert app.modes_asked() == []
     mode(M.SHOW).tick(app, app.clock.now(), app.SHOW_MS)
     assert app.modes_asked() == [M.SOW]
+
+
+class _Pin:
+    def __init__(self):
+        self.writes = []
+
+    def value(self, v):
+        self.writes.append(v)
+
+
+def test_the_status_led_blinks_on_its_pin_without_a_frame_while_it_thinks():
+    """Issue 22: the status LED's blink turning drew a whole frame of the chain (on the
+    RP2040 model 14 ms of a think's 20 ms turn, 8 of a 2 s think's 21 frames); now only
+    the running light's steps draw, the blink is the pin's alone."""
+    app = FakeApp(human=1, level=2)
+    app.game.play(0)
+    app.refresh()
+    app.mode = M.THINK
+    app.status = _Pin()
+    think = mode(M.THINK)
+    app.engine.done = False
+    app.THINK_STEP_MS = 150  # a light whose steps fall inside the blink's halves
+    step = app.THINK_STEP_MS
+    el = (app.BLINK_MS // step) * step  # the step the blink turns in, at its start
+    think.tick(app, app.clock.now(), el)
+    app.dirty = False
+    app.partial = 0
+    think.tick(app, app.clock.now(), app.BLINK_MS + 1)  # same step, the blink turned
+    assert el < app.BLINK_MS + 1 < el + step
+    assert not app.dirty and not app.partial
+    assert app.status.writes == [1]  # on in the blink's second half
+    think.tick(app, app.clock.now(), app.BLINK_MS + 2)
+    assert app.status.writes == [1]  # written once a turn of the blink, not a loop turn

@@ -345,7 +345,7 @@ def test_reader_in_micropython(tmp_path):
     assert "CRC" in out and out.strip().endswith("B True")
 
 
-@pytest.mark.parametrize("platform", ["rp2", "esp32"])
+@pytest.mark.parametrize("platform", ["rp2", "rp2350", "esp32"])
 def test_board_plans_fit_the_flash(platform):
     from host_tools.tablebase import BOARD_SEEDS, board_plan
 

@@ -92,6 +92,7 @@ class App:
     FRAME_MS = 20  # loop period
     ANIM_FRAME_MS = 60  # animations redraw this often (a press redraws at once)
     FLASH_MS = 500  # a red "no" flash
+    FLASH_BLINK_MS = 125  # ... on, off, on, off
     BLINK_MS = 250  # half period of blinks
     QUICK_MS = 300  # quick mode: one stone per step
     ANIM_MS = 1200  # capture / extra-turn animation
@@ -107,9 +108,12 @@ class App:
     # overrides one (tests), None takes the engine's.
     COACH_NODES = None  # nodes the coach spends grading a move (None: engine.grade_nodes)
     LED_TEST_STEP_MS = 600
-    THINK_STEP_MS = 150  # the thinking animation moves one pit this often
+    THINK_STEP_MS = 250  # the thinking animation moves one pit this often (with the
+    # status LED's blink: each of its frames costs the think ~8 ms on a Pico, the wire
+    # 5.4 ms of it)
     search_ms = 0  # loop time given to the engine (a running total: measurements)
     think_frame = -1  # the thinking animation's step last drawn
+    think_light = 0  # the pit its light was last drawn on
     MASTER_MS = 2000  # Master's think on the board (engine.MASTER_MS)
     MASTER_CAP = None  # ... and its node cap (engine.master_cap)
     PONDER = True  # think on the person's time against Master
@@ -122,6 +126,11 @@ class App:
     pondered = None
     ponder_ms = 0  # loop time given to pondering (a running total: measurements)
     touch_drawn = 0  # the pits lit under a finger in the last frame
+    partial = 0  # pits to draw again (App.redraw; the whole frame where `dirty`)
+    partial_since = 0  # the pits drawn alone since the last whole frame
+    whole_total = 0  # that whole frame's current estimate (Pixels.total)
+    flash_step = 0  # the red flash's blink step last drawn
+    status_on = 0  # what the status LED shows
     in_loop = False  # a loop turn (tick) is under way
     switching = False  # set_mode() left the mode's enter to tick() (enter_mode)
     idle = None  # idle sleep and the battery (mancala/idle.py; set by build())
@@ -285,9 +294,15 @@ class App:
 
     def no(self, mask):
         """A red flash on `mask`: that press changed nothing."""
+        self.redraw(self.flash | mask)  # (the pits of a flash it cuts short go out)
         self.flash = mask
         self.t_flash = self.clock.now()
-        self.dirty = True
+        self.flash_step = 0
+
+    def redraw(self, mask):
+        """These pits changed: only they are drawn again where the mode draws pit by
+        pit (its draw_pit: a think), else the whole frame."""
+        self.partial |= mask
 
     def turn_mode(self):
         g = self.game
@@ -325,8 +340,8 @@ class App:
                 self.on_event(ev)
                 while self.switching:  # a mode switched to another group's (set_mode;
                     self.enter_mode()  # an enter() may switch again)
-            if self.pits.touched() != self.touch_drawn:
-                self.dirty = True  # a finger came or went: its pit lights at once
+            if self.pits.touched() != self.touch_drawn:  # a finger came or went: its
+                self.redraw(self.pits.touched() ^ self.touch_drawn)  # pit lights at once
             self.update()
             while self.switching:
                 self.enter_mode()
@@ -373,7 +388,7 @@ class App:
             self.no(1 << arg)
             return
         if kind == P.DOWN or kind == P.FREED:
-            self.dirty = True  # the pressed pit lights at once
+            self.redraw(1 << arg)  # the pressed pit lights at once
             return
         MODES[self.mode].on_event(self, kind, arg)
 
@@ -506,9 +521,14 @@ class App:
         mode's tick (its own timers, a search's result), which may switch the mode."""
         now = self.clock.now()
         el = self.clock.diff(now, self.t_mode)
-        if self.flash and self.clock.diff(now, self.t_flash) >= self.FLASH_MS:
-            self.flash = 0
-            self.dirty = True
+        if self.flash:
+            f = self.clock.diff(now, self.t_flash)
+            if f >= self.FLASH_MS:
+                self.redraw(self.flash)
+                self.flash = 0
+            elif f // self.FLASH_BLINK_MS != self.flash_step:  # its blink turned
+                self.flash_step = f // self.FLASH_BLINK_MS
+                self.redraw(self.flash)
         if self.blink_mask and self.clock.diff(now, self.t_blink) >= self.blink_ms:
             self.blink_mask = 0
             self.blink_ms = 6 * self.BLINK_MS
@@ -519,48 +539,111 @@ class App:
 
     # -- drawing -------------------------------------------------------------------
 
+    def set_status(self, m, phase):
+        """The status LED: on in the blink's second half while mode `m` asks for it.
+        Its own pin: a blink turning redraws no frame of the chain (a think's frames
+        are its running light's steps only)."""
+        on = 1 if m.status_blink and phase else 0
+        if on != self.status_on:
+            self.status_on = on
+            if self.status is not None:
+                self.status.value(on)
+
     def render(self):
         """A frame, when something changed (or the mode's frames move by themselves):
         the mode draws, then what lies over every mode (a finger's dot, the full-flash
         code, the red "no" flash)."""
         m = MODES[self.mode]
-        animating = m.animated or self.flash or self.blink_mask or \
+        # (the red flash is not among them: update() marks the frame dirty when its
+        # blink turns, so a flash costs its four frames, not one every ANIM_FRAME_MS)
+        animating = m.animated or self.blink_mask or \
             self.hint_pit >= 0 or self.show_count_pit >= 0 or self.hinting or self.unsaved
         now = self.clock.now()
         # a pit under a finger lights at once (pit-to-light: on the first raw edge,
         # pits.touched()), and goes out at once
         touch = self.pits.touched() & ~self.pits.ignored if m.touch else 0
-        if not (self.dirty or touch != self.touch_drawn or animating and
+        if not (self.dirty or self.partial or touch != self.touch_drawn or animating and
                 self.clock.diff(now, self.t_frame) >= self.ANIM_FRAME_MS):
             return
+        mask = self.partial | (touch ^ self.touch_drawn)
+        self.partial = 0
         self.touch_drawn = touch
-        self.dirty = False
         self.t_frame = now
         px = self.px
         el = self.clock.diff(now, self.t_mode)
         phase = (el // self.BLINK_MS) & 1
+        if not self.dirty and m.pitwise and not animating and \
+                self.pits_fit(mask):
+            self.draw_pits_alone(m, px, mask, el, phase, touch, now)
+            return
+        self.dirty = False
+        self.partial_since = 0
         px.begin(not (self.covers and m.game_frame))  # a game frame draws every LED
         m.draw(self, px, el, phase)
-        if touch:
-            for i in range(14):
-                if touch >> i & 1:
-                    px.dot(i, 0, WHITE)
         if self.unsaved and self.mode != BOOT:
             from mancala.modes.errors import draw_full_code  # (while saves fail)
 
             draw_full_code(self, px, now)
         if self.idle is not None:
             self.idle.draw_over(self, px, now)  # the low battery, power back
-        if self.flash and (self.clock.diff(now, self.t_flash) // 125) & 1 == 0:
+        if self.flash and (self.clock.diff(now, self.t_flash) // self.FLASH_BLINK_MS) & 1 == 0:
             for i in range(14):
                 if self.flash >> i & 1:
                     px.fill(i, RED)
+        if touch:  # over the red flash too: a pit pressed again while it flashes
+            for i in range(14):  # shows the finger at once
+                if touch >> i & 1:
+                    px.dot(i, 0, WHITE)
+        self.whole_total = px.total
+        self.frame_shown(m, px, phase)
+
+    def frame_shown(self, m, px, phase):
         px.show()
-        if self.status is not None:
-            self.status.value(1 if m.status_blink and phase else 0)
+        if self.status is not None:  # (written at every frame: boot codes drive it too)
+            self.status_on = 1 if m.status_blink and phase else 0
+            self.status.value(self.status_on)
         self.frame_no += 1
         if self.on_frame is not None:
             self.on_frame(self)
+
+    def pits_fit(self, mask):
+        """Whether the pits of `mask` may be drawn alone over the last whole frame: it
+        was drawn at the brightness level unscaled, and with every pit drawn alone
+        since at full white the current estimate still keeps within the budget (so
+        Pixels.show() never has to scale a frame it did not see whole)."""
+        px = self.px
+        if px.last_scale != px.scale or not self.covers:
+            return False
+        cum = self.partial_since | mask
+        leds = 0
+        spans = self.spans
+        for i in range(14):
+            if cum >> i & 1:
+                leds += spans[i][1]
+        total = self.whole_total + leds * 765
+        if total * px.scale * px.ma > px.budget * 65025:
+            return False
+        self.partial_since = cum
+        px.total = total  # (what show() checks: the worst this frame can be)
+        return True
+
+    def draw_pits_alone(self, m, px, mask, el, phase, touch, now):
+        """A frame where only the pits of `mask` changed (a think's running light, a
+        finger, the red flash): those pits drawn again over the chain's buffer, each
+        as the whole frame draws it (the mode's pit, the flash, a finger's dot), the
+        others left as they are: a frame of a few pits' drawing, not fourteen's."""
+        total = px.total
+        px.begin(False)
+        red = self.flash and (self.clock.diff(now, self.t_flash) // self.FLASH_BLINK_MS) & 1 == 0
+        for i in range(14):
+            if mask >> i & 1:
+                m.draw_pit(self, px, i, el)
+                if red and self.flash >> i & 1:
+                    px.fill(i, RED)
+                if touch >> i & 1:
+                    px.dot(i, 0, WHITE)
+        px.total = total
+        self.frame_shown(m, px, phase)
 
 
 def _pick(profile):

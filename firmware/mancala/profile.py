@@ -2,13 +2,14 @@
 
 REQUIRED = ("name", "mcu", "sensor", "led_pin", "led_count", "leds", "ma_per_channel",
             "idle_ma_per_led", "current_limit_ma", "brightness_levels", "tt_bits")
-MCUS = {"rp2040": 29, "esp32": 39}  # highest GPIO number
+MCUS = {"rp2040": 29, "rp2350": 29, "esp32": 39}  # highest GPIO number (RP2350A: the Pico 2)
 # The largest engine table (2**tt_bits entries, 6 bytes each) with which a whole
 # session of games fits the board's free heap (measured by tests/test_unix_session.py
 # under the heap cap that stands for the board, docs/BOARD.md "Memory"): an ESP32
 # without PSRAM (100-110 KB free) takes 11 (12 KB), not 12; a Pico (240 KB) 14
-# (96 KB), not 15.
-TT_BITS_MAX = {"rp2040": 14, "esp32": 11}
+# (96 KB), not 15; a Pico 2 (RP2350, ~470 KB free with the official RPI_PICO2 build)
+# 15 (192 KB), not 16.
+TT_BITS_MAX = {"rp2040": 14, "rp2350": 15, "esp32": 11}
 # What sits under each pit ("switch" of a "gpio" profile; a "mux" board reads linear
 # hall sensors) and how long a raw change must hold before it counts, per kind: a
 # push button's contacts bounce for up to ~10-20 ms, so 30 ms; a digital hall switch
@@ -94,7 +95,7 @@ def validate(p):
         return errs
     top = MCUS.get(p["mcu"])
     if top is None:
-        errs.append("mcu must be one of rp2040, esp32, got %r" % (p["mcu"],))
+        errs.append("mcu must be one of rp2040, rp2350, esp32, got %r" % (p["mcu"],))
         top = 39
     used = {}  # type: dict
 
@@ -122,8 +123,8 @@ def validate(p):
             for i, v in enumerate(sel):
                 pin("mux_select[%d]" % i, v)
         pin("mux_adc", p.get("mux_adc"))
-        if p["mcu"] == "rp2040" and p.get("mux_adc") not in (26, 27, 28):
-            errs.append("mux_adc: the Pico reads analog only on GPIO 26, 27, 28")
+        if p["mcu"] != "esp32" and p.get("mux_adc") not in (26, 27, 28):
+            errs.append("mux_adc: the Pico (and the Pico 2) reads analog only on GPIO 26, 27, 28")
         ch = p.get("mux_channels")
         if not _ints(ch, 14) or len(set(ch)) != 14 or min(ch) < 0 or max(ch) > 15:
             errs.append("mux_channels must be 14 different channels 0..15 in board order")

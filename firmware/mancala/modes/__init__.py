@@ -131,8 +131,15 @@ class Mode:
     game_frame = False
     touch = True
     status_blink = False
+    # pitwise: draw_pit(app, px, i, el) draws pit i as draw() does when nothing
+    # animates (no hint, no takeback blink, no held count): the App then draws only
+    # the pits that changed (App.draw_pits_alone).  Else whole frames only.
+    pitwise = False
 
     def enter(self, app):
+        pass
+
+    def draw_pit(self, app, px, i, el):
         pass
 
     def on_event(self, app, kind, arg):

@@ -21,12 +21,18 @@ def computer_moves(app):
     app.set_mode(SHOW)
 
 
+def light_pit(app, el):
+    """The pit the thinking light is on, `el` ms into the think."""
+    return app.game.side * 7 + (el // app.THINK_STEP_MS) % 6
+
+
 class Think(GameMode):
     """The computer searches: a light runs along its row (drawn only when it moves: the
     turns between frames go to the search)."""
 
     name = "think"
     status_blink = True
+    pitwise = True
 
     def tap(self, app, pit):
         if pit == S_STORE or pit == N_STORE:
@@ -39,19 +45,28 @@ class Think(GameMode):
         if app.engine is None or app.engine.done:
             computer_moves(app)
         else:
-            f = (el // app.THINK_STEP_MS) * 2 + ((el // app.BLINK_MS) & 1)
-            if f != app.think_frame:  # the animation (or the status LED) moved
-                app.think_frame = f
-                app.dirty = True
+            f = el // app.THINK_STEP_MS
+            if f != app.think_frame:  # the animation moved (a frame of the chain: the
+                app.think_frame = f  # pit it leaves and the one it comes to)
+                app.redraw(1 << app.think_light | 1 << light_pit(app, el))
+            app.set_status(self, (el // app.BLINK_MS) & 1)  # (its own pin: no frame)
 
     def draw(self, app, px, el, phase):
         draw_pits(app, px, 0, phase)
-        side = app.game.side
-        comp = side * 7
-        k = comp + (el // app.THINK_STEP_MS) % 6
+        k = app.think_light = light_pit(app, el)
         if not app.touch_drawn >> k & 1:  # a finger's dot stays readable on its pit
-            px.count(k, app.shown[k], SIDE_COLOURS[side])
+            px.count(k, app.shown[k], SIDE_COLOURS[app.game.side])
         draw_marks(app, px, phase)
+
+    def draw_pit(self, app, px, i, el):
+        """Pit i as draw() draws it (no hint, takeback blink or held count: the App
+        draws pits alone only then)."""
+        k = light_pit(app, el)
+        if i == k and not app.touch_drawn >> k & 1:
+            app.think_light = k
+            px.count(k, app.shown[k], SIDE_COLOURS[app.game.side])
+        else:
+            px.count(i, app.shown[i], None)
 
 class Show(GameMode):
     """The computer's pit blinks: the person takes its stones (a tap on it; quick: by

@@ -187,6 +187,19 @@ def restore_pause(app):
 
 # -- building the board from its profile -----------------------------------------
 
+def default_profile():
+    """The profile of a board with no /data/board.txt, by its chip: an ESP32's, a Pico
+    2's (its _machine names the RP2350: the same wiring as the Pico's, its larger
+    table), else the Pico's."""
+    from mancala import profiles
+
+    if sys.platform == "esp32":
+        return "esp32"
+    if "RP2350" in getattr(sys.implementation, "_machine", ""):
+        return "pico2_buttons"
+    return profiles.DEFAULT
+
+
 def pick_profile(profile=None):
     from mancala import profiles
 
@@ -197,14 +210,32 @@ def pick_profile(profile=None):
             with open("/data/board.txt") as f:
                 profile = f.read().strip()
         except OSError:
-            profile = "esp32" if sys.platform == "esp32" else profiles.DEFAULT
-            return profiles.load(profile)
+            return profiles.load(default_profile())
         fix = "; set it with: make deploy PROFILE=NAME (one of %s)" % ", ".join(profiles.NAMES)
         if not profile:
             raise ValueError("/data/board.txt is empty" + fix)
         if profile.replace("-", "_") not in profiles.NAMES:
             raise ValueError("/data/board.txt names an unknown board profile %r%s" % (profile, fix))
     return profiles.load(profile)
+
+
+SIO_GPIO_IN = 0xD0000004  # RP2040 and RP2350: the levels of GPIO 0..29 (bank 0)
+
+
+def gpio_port(pit_pins, machine, platform=None):
+    """(port, shift) for GpioSensors: on the rp2 port, with the pits on consecutive
+    GPIOs in board order (every Pico profile), one read of the SIO's GPIO_IN gives
+    them all; else (None, 0): a Pin.value() each."""
+    first = pit_pins[0]
+    if (platform or sys.platform) != "rp2" or getattr(machine, "mem32", None) is None or \
+            tuple(pit_pins) != tuple(range(first, first + len(pit_pins))):
+        return None, 0
+    mem32 = machine.mem32
+
+    def port():
+        return mem32[SIO_GPIO_IN]
+
+    return port, first
 
 
 def make_sensors(p, machine):
@@ -214,7 +245,7 @@ def make_sensors(p, machine):
 
     if p["sensor"] == "gpio":
         pins = [machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in p["pit_pins"]]
-        return P.GpioSensors(pins, debounce_ms(p))
+        return P.GpioSensors(pins, debounce_ms(p), *gpio_port(p["pit_pins"], machine))
     sel = [machine.Pin(n, machine.Pin.OUT) for n in p["mux_select"]]
     adc = machine.ADC(machine.Pin(p["mux_adc"]))
     return P.MuxSensors(sel, adc, p["mux_channels"], p["hall_threshold"], p["hall_hysteresis"],

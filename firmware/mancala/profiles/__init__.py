@@ -4,7 +4,7 @@ The wiring tables and diagrams in hardware/ are generated from these modules
 (`make hardware`), so a pin changes here and nowhere else.
 """
 
-NAMES = ("pico_buttons", "pico_hall", "esp32", "pico_cheap")
+NAMES = ("pico_buttons", "pico_hall", "esp32", "pico_cheap", "pico2_buttons")
 DEFAULT = "pico_buttons"
 
 

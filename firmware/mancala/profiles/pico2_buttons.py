@@ -1,0 +1,25 @@
+# Reference build A on a Raspberry Pi Pico 2 (RP2350, pin-compatible with the Pico: the
+# pico_buttons wiring unchanged). Its ~470 KB of free heap takes a 4x engine table
+# (tt_bits 14: 96 KB); its 4 MB flash, larger endgame tables (host_tools/tablebase.py
+# BOARD_SEEDS "rp2350"); its native code is armv7emsp (Cortex-M33 with the FPU).
+# Wiring table and diagram: hardware/pico2_buttons/ (generated from this file).
+PROFILE = {
+    "name": "pico2-buttons",
+    "mcu": "rp2350",
+    "sensor": "gpio",
+    # S1..S6, Sstore, N1..N6, Nstore -> GP2..GP15 (Pico 2 pins 4..20, one side of the board)
+    "pit_pins": (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+    "led_pin": 22,
+    "led_count": 180,
+    "leds": (
+        (0, 12), (12, 12), (24, 12), (36, 12), (48, 12), (60, 12), (72, 18),
+        (90, 12), (102, 12), (114, 12), (126, 12), (138, 12), (150, 12), (162, 18),
+    ),
+    "ma_per_channel": 20,
+    "idle_ma_per_led": 1,
+    # 5 V 3 A supply: 0.9 * 3000 - 100 (Pico 2) - 200 (margin) = 2400
+    "current_limit_ma": 2400,
+    "brightness_levels": (24, 64, 128, 255),
+    "tt_bits": 14,
+    "status_led": 25,
+}
