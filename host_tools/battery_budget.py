@@ -30,7 +30,7 @@ END = "<!-- END GENERATED budget -->"
 # RP2040 at 125 MHz (~20-25 mA) and the core's draw falling with the clock down to
 # 48 MHz; ESP32-DevKitC: ~50 mA with the radio off at 240 MHz, ~25 mA at 80 MHz.
 # Estimates, to be checked with a USB meter (hardware/battery.md "Measuring").
-CHIP_MA = {"rp2040": (25, 12), "esp32": (50, 25)}
+CHIP_MA = {"rp2040": (25, 12), "rp2350": (25, 12), "esp32": (50, 25)}  # (RP2350: as the RP2040, an estimate)
 # The pit sensors stay powered in every state (they must see the waking press):
 # push buttons draw nothing until pressed (a pull-up's 66 uA); a DRV5033 digital hall
 # switch 2.7 mA typical; a DRV5055 linear hall sensor 6 mA typical, the CD74HC4067
@@ -119,7 +119,7 @@ def tables():
     for k in range(len(cols[0])):
         label = cols[0][k][0] if len({len(c) for c in cols}) == 1 else ""
         lines.append("| %s | " % label + " | ".join("%.0f mA" % c[k][1] for c in cols) + " |")
-    picos = [n for n in names if profiles.load(n)["mcu"] == "rp2040"]
+    picos = [n for n in names if profiles.load(n)["mcu"] in ("rp2040", "rp2350")]
     lines += ["", "With the battery option (hardware/battery.md: a %d mAh 18650 cell, %d %% "
               "of it usable, the LEDs' supply switched off when dark): current and hours per "
               "charge (no ESP32: it has no VSYS to read):" % (CELL_MAH, USABLE * 100), "",

@@ -65,7 +65,7 @@ def _power(p, pin, errs):
     bat = p.get("battery")
     if bat is None:
         return
-    if p["mcu"] != "rp2040":
+    if p["mcu"] not in ("rp2040", "rp2350"):  # a Pico or a Pico 2: VSYS/3 on ADC3
         errs.append("battery: only a Pico reads its supply (VSYS/3 on ADC3); an ESP32 "
                     "board has no VSYS: set \"battery\": None")
         return

@@ -22,4 +22,6 @@ PROFILE = {
     "brightness_levels": (24, 64, 128, 255),
     "tt_bits": 14,
     "status_led": 25,
+    "battery": None,  # USB / mains only (the Pico's battery option fits: hardware/battery.md)
+    "idle_hz": 48000000,  # the clock while the board is dark (mancala/idle.py; as the Pico's)
 }
