@@ -16,7 +16,7 @@ import math
 import os
 import sys
 
-from host_tools import pins
+from host_tools import hardware_drawings, pins
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROFILE_DIR = os.path.join(ROOT, "firmware", "mancala", "profiles")
@@ -64,11 +64,11 @@ PARTS = {
     "ptc": ("Littelfuse", "RXEF300", "resettable fuse 3 A hold, 5 V input", 0.50),
     "jack": ("Same Sky (CUI Devices)", "PJ-102AH", "DC barrel jack, 2.1 mm centre pin, 5 A", 0.80),
     "psu3a": ("Mean Well", "GST18A05-P1J", "5 V 3 A (15 W) desktop supply, 5.5 x 2.1 mm plug, centre +", 12.00),
-    "button": ("Omron", "B3F-4055", "12 x 12 mm tactile switch, 7.3 mm, projected plunger (one per pit)", 0.45),
+    "button": ("Omron", "B3F-4055", "12 x 12 mm tactile switch, 7.3 mm, projected plunger, high force 2.55 N (one per pit and store)", 0.45),
     "hall_sw": ("Texas Instruments", "DRV5033FAQLPG", "digital omnipolar hall switch, open drain, TO-92 (alternative to a button)", 0.70),
     "hall_lin": ("Texas Instruments", "DRV5055A1QLPG", "ratiometric linear hall sensor, TO-92, 60 mV/mT at 3.3 V", 1.10),
     "mux": ("Texas Instruments", "CD74HC4067E", "16-channel analog multiplexer (DIP-24)", 1.20),
-    "magnet": ("generic", "N42 disc 10 x 3 mm", "NdFeB disc magnet, axially magnetised, in each sowing stone", 0.40),
+    "magnet": ("generic", "N42 disc 10 x 3 mm", "NdFeB disc magnet, axially magnetised, glued into each chooser stone", 0.40),
     "wire22": ("generic", "22 AWG stranded", "hook-up wire, signals and ring power, 10 m", 6.00),
     "wire18": ("generic", "18 AWG stranded", "power-injection wire, red + black, 2 m each", 4.00),
     "perf": ("generic", "perfboard 70 x 90 mm", "carrier for MCU board, buffer, passives", 2.00),
@@ -509,6 +509,7 @@ def render_build_md(name, profile):
         out.extend(render_hall_table(profile))
     out.append("## Bill of materials\n")
     out.extend(render_bom(name))
+    out.extend(hardware_drawings.render_mech_bom(profile))
     return "\n".join(out) + "\n"
 
 
@@ -1000,6 +1001,9 @@ def outputs(profiles=None):
     for name in names:
         out["%s/README.md" % name] = render_build_md(name, profiles[name])
         out["%s/wiring.svg" % name] = render_svg(name, profiles[name])
+        out["%s/template.svg" % name] = hardware_drawings.render_template_svg(name, profiles[name])
+    out["top_view.svg"] = hardware_drawings.render_top_view_svg()
+    out["ASSEMBLY.md"] = hardware_drawings.render_assembly_md(names, profiles, GENERATED % "*")
     for rel, blocks in SPLICED.items():
         # the hand-written page lives in hardware/ itself, whatever `root` is
         with open(os.path.join(HARDWARE_DIR, rel), encoding="utf-8") as f:
