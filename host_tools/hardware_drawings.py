@@ -29,11 +29,10 @@ MECH = {
     },
     "disc": {"diameter": 60.0, "thickness": 3.0, "density_g_cm3": 1.19},  # opal PMMA
     "store": {
-        "slot": (60.0, 160.0),          # through the top board (x, y size)
-        "floor": (66.0, 166.0),         # fixed acrylic floor, in a pocket of this size
-        "centre_x_from_end": 45.0,
-        "slot_offset_y": 20.0,          # slot sits towards its owner's side: the store
-                                        # button takes the other end
+        "slot": (60.0, 148.0),          # through the top board (x, y size)
+        "floor": (66.0, 154.0),         # fixed acrylic floor, in a pocket of this size
+        "centre_x_from_end": 55.0,      # pocket clear of the 18 mm end rail
+        "button_gap": 3.0,              # wood between the floor pocket and the button's
         "button_bore": 30.0, "button_counterbore": 36.0, "button_disc": 34.0,
     },
     # the sensor plate: 6 mm plywood hung under the top board on spacers; rings,
@@ -80,17 +79,19 @@ def store_slot(i):
     st = MECH["store"]
     w, h = st["slot"]
     cx = length - st["centre_x_from_end"] if i == 6 else st["centre_x_from_end"]
-    # each store slot is shifted away from its owner's edge; the button takes that end
-    cy = width / 2 - st["slot_offset_y"] if i == 6 else width / 2 + st["slot_offset_y"]
+    # the store and its button sit centred together; the button at the owner's end
+    shift = (st["button_gap"] + st["button_counterbore"]) / 2
+    cy = width / 2 - shift if i == 6 else width / 2 + shift
     return cx - w / 2, cy - h / 2, w, h
 
 
 def store_button_centre(i):
     """The store's own press spot: at the end of the slot next to its owner."""
+    st = MECH["store"]
     x, y, w, h = store_slot(i)
-    r = MECH["store"]["button_counterbore"] / 2
-    gap = 3.0
-    return (x + w / 2, y + h + gap + r) if i == 6 else (x + w / 2, y - gap - r)
+    r = st["button_counterbore"] / 2
+    lip = (st["floor"][1] - h) / 2 + st["button_gap"] + r
+    return (x + w / 2, y + h + lip) if i == 6 else (x + w / 2, y - lip)
 
 
 def sensor_centres():
@@ -116,9 +117,12 @@ def screw_points():
     xs = [length / 2 + pitch * (k - 2) for k in (0, 2, 4)]   # between pit 1|2, 3|4, 5|6
     edge = MECH["frame"]["rail_width"] + 8.0
     pts = [(x, y) for x in xs for y in (edge, width - edge)]
-    s1_x = length / 2 - pitch * 2.5
-    inner = s1_x - MECH["pit"]["counterbore"] / 2 - 6.0
-    pts += [(x, width / 2) for x in (inner, xs[0], xs[1], xs[2], length - inner)]
+    pts += [(x, width / 2) for x in xs]
+    # beside each store button, where the plate carries that store's switch
+    for i in STORES:
+        bx, by = store_button_centre(i)
+        off = MECH["store"]["button_counterbore"] / 2 + 9.0
+        pts += [(bx - off, by), (bx + off, by)]
     return pts
 
 
@@ -398,9 +402,19 @@ def _dimensions(s):
     pit = MECH["pit"]
     s.dim(0, 0, length, 0, "%.0f" % length, -6)
     s.dim(0, 0, 0, width, "%.0f" % width, 6)
-    s.dim(c[0][0], c[0][1], c[1][0], c[1][1], "%.0f pitch" % pit["pitch"], 36)
-    s.dim(c[12][0], c[12][1], c[0][0], c[0][1], "%.0f rows" % pit["row_gap"], -36)
-    s.dim(0, c[0][1], c[0][0], c[0][1], "%.1f" % c[0][0], 40)
+    s.dim(c[0][0], c[0][1], c[1][0], c[1][1], "%.0f pitch" % pit["pitch"], width - c[0][1] + 8)
+    s.dim(c[12][0], c[12][1], c[0][0], c[0][1], "%.0f rows" % pit["row_gap"], -(c[0][0] - c[0][0] * 0.5))
+    s.dim(0, c[0][1], c[0][0], c[0][1], "%.0f" % c[0][0], -(c[0][1] + 14))
+    for i in STORES:
+        x, y, w, h = store_slot(i)
+        s.dim(x, y, x, y + h, "%.0f" % h, -(w + 6) if i == 6 else 6 + 0 * w)
+        s.dim(x, y + h / 2, x + w, y + h / 2, "%.0f" % w, 0)
+    bx, by = store_button_centre(6)
+    s.text(bx, by + MECH["store"]["button_counterbore"] / 2 + 4, "button %.0f / %.0f" % (
+        MECH["store"]["button_bore"], MECH["store"]["button_counterbore"]), 3.0, color=STYLE["dim"])
+    x, y = c[3]
+    s.text(x, y + pit["counterbore"] / 2 + 4, "bore %.0f, pocket %.0f" % (pit["bore"], pit["counterbore"]), 3.0,
+           color=STYLE["dim"])
     s.text(c[3][0], width + 6, "pit: bore %.0f through, pocket %.0f x %.0f deep from below, disc %.0f x %.0f; "
            "store slot %.0f x %.0f, store button bore %.0f" % (pit["bore"], pit["counterbore"], pit["counterbore_depth"],
                                                                MECH["disc"]["diameter"], MECH["disc"]["thickness"],

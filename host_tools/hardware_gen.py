@@ -812,7 +812,7 @@ def render_svg(name, profile):
         s.line([(mx + mw, y - 4), (stub, y - 4)], color=color, sw=2)
         pin_y[sig] = y - 4
     py0 = my + 62 + len(rows) * row_h
-    for k, (lab, color) in enumerate(power_pin_labels(name, mcu)):
+    for k, (lab, color) in enumerate(power_pin_labels(name, mcu, profile["sensor"])):
         y = py0 + k * row_h
         s.text(mx + 10, y, lab, size=11, color=color)
         s.line([(mx + mw, y - 4), (stub, y - 4)], color=color, sw=2)
@@ -820,21 +820,21 @@ def render_svg(name, profile):
     # --- pit sensor connection (a 14-wire bus to the labelled pits) or multiplexer
     bx, by = 400, mcu_top
     if profile["sensor"] == "gpio":
+        # one wire per pit, pin to pit: no bus and no multiplexer (each pit has its own GPIO)
         mid_h = 150
-        ys = [pin_y[BOARD[i]] for i in range(14)]
-        s.line([(stub, min(ys)), (stub, max(ys))], color=COL["sig"], sw=3)
-        s.line([(stub, min(ys)), (384, min(ys)), (384, by + 130), (bx, by + 130)], color=COL["sig"], sw=3)
+        for i in range(14):
+            _pit_wire(s, i, stub, pin_y[BOARD[i]])
         s.rect(bx, by, 240, mid_h, fill="#fff", stroke="#34495e", rx=6)
-        s.text(bx + 120, by + 20, "each pit (x14)", size=12, anchor="middle", weight="bold")
+        s.text(bx + 120, by + 20, "each pit switch (x14)", size=12, anchor="middle", weight="bold")
         s.text(bx + 12, by + 42, "GPIO -- switch -- GND", size=11)
         s.text(bx + 12, by + 59, "internal pull-up, pressed = low", size=10, color="#555")
         s.text(bx + 12, by + 82, "or DRV5033 hall switch:", size=11)
         s.text(bx + 12, by + 99, "VCC=3V3, GND, OUT=GPIO", size=10, color="#555")
         s.text(bx + 12, by + 116, "100 nF VCC-GND at the sensor", size=10, color="#555")
-        s.text(bx + 12, by + 138, "GPIO of each pit: labels above", size=10, color=COL["sig"])
-        s.line([(bx + 200, by), (bx + 200, 338)], color=COL["sig"], sw=3, dash="8,4")
+        s.text(bx + 12, by + 138, "14 wires: one GPIO per pit", size=10, color=COL["sig"])
     else:
         mid_h = 205
+        s.add('<g id="mux">')
         s.rect(bx, by, 240, mid_h, fill="#f5eefa", stroke=COL["mux"], rx=6, sw=2)
         s.text(bx + 120, by + 20, "CD74HC4067 (3V3)", size=12, anchor="middle", weight="bold")
         for k in range(4):
@@ -851,6 +851,7 @@ def render_svg(name, profile):
         s.text(bx + 10, by + 188, "channel of each pit: labels above", size=10, color=COL["sig"])
         s.text(bx + 230, by + 44, "C0..C15", size=11, anchor="end", color=COL["mux"])
         s.line([(bx + 200, by), (bx + 200, 338)], color=COL["mux"], sw=3, dash="8,4")
+        s.add('</g>')
 
     # --- LED data path: resistor, level shifter, first LED
     lx, ly = 690, mcu_top
@@ -866,7 +867,7 @@ def render_svg(name, profile):
             (665, ly + 38), (lx, ly + 38)], color=COL["led"], sw=2)
     first_pit = _chain_start(profile)
     fx, fy = _pit_centres()[first_pit]
-    s.line([(lx + 270, ly + 56), (980, ly + 56), (980, 350), (fx, 350), (fx, fy + 52)], color=COL["led"], sw=2, arrow=True)
+    s.line([(lx + 270, ly + 56), (980, ly + 56), (980, 339), (fx, 339), (fx, fy + 52)], color=COL["led"], sw=2, arrow=True)
     s.text(975, ly + 50, "DIN", size=10, anchor="end", color=COL["led"])
 
     # --- power
@@ -881,7 +882,8 @@ def render_svg(name, profile):
         x, y = _pit_centres()[i]
         s.circle(x - 30, y + (40 if i < 7 else -40), 9, fill="#fdf0ee", stroke=COL["pwr"], sw=2)
         s.text(x - 30, y + (44 if i < 7 else -36), point, size=10, anchor="middle", color=COL["pwr"], weight="bold")
-    s.text(20, H - 16, "Legend: blue = pit sensor signal, purple = multiplexer, green = LED data (arrows: chain order), "
+    s.text(20, H - 16, "Legend: blue = pit sensor signal, " + ("purple = multiplexer, " if profile["sensor"] == "mux" else "")
+           + "green = LED data (arrows: chain order), "
            "red = 5 V feed points A, B, ...", size=10, color="#555")
     return s.render()
 
@@ -897,11 +899,30 @@ def _sensor_label(profile, i):
     return "mux C%d" % profile["mux_channels"][i]
 
 
-def power_pin_labels(name, mcu):
+def _pit_wire(s, i, stub, src_y):
+    """Pit i's own wire: pin row -> its lane -> its level under the board -> up to the pit."""
+    x, y = _pit_centres()[i]
+    lane, level = 376 + 1.5 * i, 344 + 3 * i
+    if i in STORES:
+        drop = x + (20 if i == 13 else -20)
+        end = [(drop, y + 110)]
+    elif i < 6:
+        drop = x + 20
+        end = [(drop, int(y + math.sqrt(50 ** 2 - 20 ** 2)))]
+    else:   # north row: up between two south pits, then across to the pit
+        drop = x + 60
+        end = [(drop, 200), (x + 25, 200), (x + 25, int(y + math.sqrt(50 ** 2 - 25 ** 2)))]
+    pts = [(stub, src_y), (lane, src_y), (lane, level), (drop, level)] + end
+    d = " ".join("%.1f,%d" % p for p in pts)
+    s.add('<polyline class="pit-wire" data-pit="%s" points="%s" fill="none" stroke="%s" stroke-width="1.2"/>'
+          % (BOARD[i], d, COL["sig"]))
+
+
+def power_pin_labels(name, mcu, sensor="gpio"):
     if mcu == "rp2040":
         if usb_powered(BUILDS[name]):
             return [("VBUS  40  5 V out to LEDs", COL["pwr"]), ("GND   38", COL["gnd"])]
-        return [("VSYS  39  <- 1N5817 <- 5 V", COL["pwr"]), ("3V3   36  sensors/mux", COL["pwr"]),
+        return [("VSYS  39  <- 1N5817 <- 5 V", COL["pwr"]), ("3V3   36  " + ("sensors/mux" if sensor == "mux" else "hall switches (option)"), COL["pwr"]),
                 ("GND   38", COL["gnd"])]
     return [("5V  J2-19  <- jumper <- 1N5817 <- 5 V", COL["pwr"]), ("3V3  J2-1  sensors", COL["pwr"]),
             ("GND  J2-14", COL["gnd"])]
