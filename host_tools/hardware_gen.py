@@ -583,17 +583,32 @@ def render_current_table(name, profile):
             row += " %s |" % ("yes" if white + b["mcu_ma"] <= SUPPLY_DERATING * ma else "no: scaled")
         out.append(row)
     out.append("")
-    out.append("`current_limit_ma` to set for another supply (%.0f %% of its rating minus %d mA):"
-               % (SUPPLY_DERATING * 100, b["mcu_ma"]))
+    margin = int(SUPPLY_DERATING * b["supply_ma"] - b["mcu_ma"]) - profile["current_limit_ma"]
+    out.append("`current_limit_ma` to set for another supply (%.0f %% of its rating minus %d mA "
+               "for the MCU and the %d mA margin this profile keeps; its own supply: the profile's number):"
+               % (SUPPLY_DERATING * 100, b["mcu_ma"], margin))
     out.append("")
     out.append("| supply | current_limit_ma |\n|---|---|")
     for ma, label in SUPPLIES:
-        lim = int(SUPPLY_DERATING * ma - b["mcu_ma"])
+        lim = limit_for_supply(name, profile, ma)
         idle = profile["led_count"] * profile["idle_ma_per_led"]
         note = "" if lim > idle + 100 else " (too small: the dark LEDs alone draw %d mA)" % idle
         out.append("| %s | %d%s |" % (label, lim, note))
     out.append("")
     return out
+
+
+def limit_for_supply(name, profile, supply_ma):
+    """current_limit_ma for `supply_ma`: the profile's own number on the build's supply.
+
+    One source: the profile. On another supply the same rule applies with the margin the
+    profile keeps below its own ceiling (90 % of the rating - MCU - margin).
+    """
+    b = BUILDS[name]
+    margin = int(SUPPLY_DERATING * b["supply_ma"] - b["mcu_ma"]) - profile["current_limit_ma"]
+    if supply_ma == b["supply_ma"]:
+        return profile["current_limit_ma"]
+    return int(SUPPLY_DERATING * supply_ma - b["mcu_ma"]) - margin
 
 
 def _supply_name(ma):
@@ -977,7 +992,8 @@ def render_current_summary(names, profiles):
     out.append("All LEDs white at each brightness level, before the budget, against the three "
                "supplies. **ok**: the frame fits that supply as it is. **scaled to N**: with "
                "`current_limit_ma` set for that supply, N = 90 % of its rating minus the MCU and "
-               "sensors, the firmware scales the frame down to N mA. **too small**: the dark LEDs "
+               "sensors and the margin the profile keeps (on the build's own supply N is the "
+               "profile's `current_limit_ma`), the firmware scales the frame down to N mA. **too small**: the dark LEDs "
                "alone leave less than 100 mA for colour.")
     out.append("")
     out.append("| build | level | all white | %s |" % " | ".join(label for _ma, label in SUPPLIES))
@@ -988,7 +1004,7 @@ def render_current_summary(names, profiles):
             w = worst_case_ma(p, lv)
             cells = []
             for ma, _label in SUPPLIES:
-                room = SUPPLY_DERATING * ma - b["mcu_ma"]
+                room = limit_for_supply(name, p, ma)
                 if p["led_count"] * p["idle_ma_per_led"] + 100 > room:
                     cells.append("too small")
                 else:
