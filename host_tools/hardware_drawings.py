@@ -525,7 +525,7 @@ def render_assembly_md(names, profiles, generated_line):
         "Wire the plate per the build's wiring page (`<build>/README.md`): LED data chain, 18 AWG 5 V / GND bus with "
         "short taps, sensor wires of each row bundled.",
         "Discs: button builds drop the %.0f mm discs into their pockets loose (they float on the springs, stopped by "
-        "the ledge); hall builds glue them in and tape each DRV5055 under its disc's centre, marked face down on the "
+        "the ledge); hall builds glue them in and tape each DRV5055 under its disc's centre, marked face up against the "
         "acrylic." % disc["diameter"],
         "Hang the sensor plate under the top board on the %.0f mm spacers (3 x 16 mm screws). Button builds: press "
         "each disc: a click after about %.1f mm, and it springs back." % (MECH["plate"]["spacer"], pm["travel"]),
@@ -538,7 +538,8 @@ def render_assembly_md(names, profiles, generated_line):
     out += ["", "## The press (button builds)\n"] + render_press_md()
     out += ["## Hall builds: where the magnet is\n",
             "The DRV5055 sits under the fixed pit disc, on its axis; the magnet is in a marked **chooser "
-            "stone** (4 supplied, one per player and spares) that a player sets in the pit to choose it. "
+            "stone** (4 supplied, two per player: some gestures touch two places at once) that a player "
+            "sets in the pit to choose it. "
             "Not in every stone: a pit holding any stones would then always read as chosen. Not in a sprung "
             "disc: the stones' weight would push it down just as it does a switch, and the board would lose "
             "its sealed, moving-part-free top. Magnet to sensor: %.0f mm acrylic + %.0f mm in the stone = "
