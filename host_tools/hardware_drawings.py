@@ -370,9 +370,9 @@ def _draw_mount(s, x, y, disc_d, sensor, led, name):
         h = MECH["hall"]
         s.rect("hall", x - h["body_w"] / 2, y - h["body_t"] / 2, h["body_w"], h["body_t"], STYLE["sensor"],
                label="hall-" + name)
-    if led is not None:
-        wx, wy = wire_hole(x, y, disc_d / 2 - MECH["wire_hole"] / 2 - 1.0)
-        s.circle("wire-hole", wx, wy, MECH["wire_hole"], STYLE["plate"], label="wire-" + name)
+    # every sensor's wires (and a pit's ring taps) go down through the plate
+    wx, wy = wire_hole(x, y, disc_d / 2 - MECH["wire_hole"] / 2 - 1.0)
+    s.circle("wire-hole", wx, wy, MECH["wire_hole"], STYLE["plate"], label="wire-" + name)
 
 
 def single_led_centre(x, y):

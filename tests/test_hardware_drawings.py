@@ -67,6 +67,7 @@ def test_template_is_one_to_one_and_matches_the_data(name):
     pockets = _circles(root, "counterbore")
     assert sorted(round(2 * r, 2) for _x, _y, r in pockets) == [M["store"]["button_counterbore"]] * 2 + [M["pit"]["counterbore"]] * 12
     assert len(_circles(root, "screw")) == len(hd.screw_points())
+    assert len(_circles(root, "wire-hole")) == 14
     sensor, led = hd.kind(hg.load_profile(name))
     assert len(_rects(root, "switch")) == (14 if sensor == "button" else 0)
     assert len(_rects(root, "hall")) == (14 if sensor == "hall" else 0)
@@ -154,8 +155,13 @@ def test_the_parts_fit_their_holes():
         assert math.hypot(a[0] - b[0], a[1] - b[1]) > sp["pocket"]
     assert math.hypot(wx - x, wy - y) - M["wire_hole"] / 2 > ring["od"] / 2
     bx, by = hd.store_button_centre(6)
-    for cx, cy in hd.spring_centres(bx, by, M["store"]["button_disc"]):
+    small = M["store"]["button_disc"]
+    swx, swy = hd.wire_hole(bx, by, small / 2 - M["wire_hole"] / 2 - 1.0)
+    corner = (bx + sw["body"] / 2, by + sw["body"] / 2)    # the switch corner nearest the hole
+    assert math.hypot(swx - corner[0], swy - corner[1]) > M["wire_hole"] / 2
+    for cx, cy in hd.spring_centres(bx, by, small):
         assert math.hypot(cx - bx, cy - by) - sp["pocket"] / 2 > sw["body"] * math.sqrt(2) / 2
+        assert math.hypot(cx - swx, cy - swy) > (sp["pocket"] + M["wire_hole"]) / 2
     # cheap build: the single LED clears the switch and sits under the bore
     lx, ly = hd.single_led_centre(x, y)
     half_len, half_w = M["strip"]["pitch"] / 2, M["strip"]["width"] / 2
