@@ -466,7 +466,7 @@ def mech_bom(profile, led_bom_rings=True):
         (2, "store button disc", "%.0f mm x %.0f mm opal acrylic" % (st["button_disc"], disc["thickness"]), "floats on springs" if sensor == "button" else "glued; set the chooser stone here"),
         (2, "store floor", "%.0f x %.0f x %.0f mm opal acrylic" % (st["floor"][0], st["floor"][1], disc["thickness"]), "glued in its pocket"),
         (len(screw_points()), "spacer", "%s nylon, %.0f mm long" % (MECH["screw"]["size"], plate["spacer"]), "top board -> sensor plate"),
-        (len(screw_points()), "wood screw", "3 x 16 mm pan head", "sensor plate, through the spacers"),
+        (len(screw_points()), "wood screw", "3 x 20 mm pan head", "sensor plate, through the spacers"),
         (8, "wood screw", "4 x 40 mm countersunk", "rails to top board (with glue)"),
         (10, "wood screw", "3 x 12 mm countersunk", "back panel to rails"),
         (4, "rubber foot", "12 mm self-adhesive", "under the back panel"),
@@ -479,8 +479,9 @@ def mech_bom(profile, led_bom_rings=True):
     else:
         rows.append((4, "chooser stone", "stone with the 10 x 3 mm magnet glued in, marked", "the magnet is in the BOM above"))
     rows.append((1, "consumables", "wood glue, hot glue, epoxy (acrylic), solder, heat-shrink, cable ties, sandpaper, finish oil", ""))
-    rows.append((1, "tools", "drill press or router, Forstner bits %.0f and %.0f mm, jigsaw, drills 3.5 / %.0f / %.0f mm, "
-                 "soldering iron, multimeter, clamps" % (pit["bore"], pit["counterbore"], MECH["wire_hole"], MECH["spring"]["pocket"]), ""))
+    rows.append((1, "tools", "drill press or router, Forstner bits %.0f, %.0f, %.0f and %.0f mm, jigsaw, drills 3.5 / %.0f / %.1f mm, "
+                 "soldering iron, multimeter, clamps" % (pit["bore"], pit["counterbore"], st["button_bore"], st["button_counterbore"],
+                                                         MECH["wire_hole"], MECH["spring"]["pocket"]), ""))
     return rows
 
 
@@ -488,7 +489,7 @@ def render_mech_bom(profile):
     out = ["### Mechanics\n", "| qty | item | size | note |", "|---|---|---|---|"]
     for qty, item, size, note in mech_bom(profile):
         out.append("| %d | %s | %s | %s |" % (qty, item, size, note))
-    out.append("\nDrilling template (1:1, print at 100 %% and tile): [template.svg](template.svg); "
+    out.append("\nDrilling template (1:1, print at 100 % and tile): [template.svg](template.svg); "
                "dimensioned top view: [../top_view.svg](../top_view.svg); order of work: "
                "[../ASSEMBLY.md](../ASSEMBLY.md).\n")
     return out
@@ -506,15 +507,15 @@ def render_assembly_md(names, profiles, generated_line):
     steps = [
         "Cut the top board to %.0f x %.0f mm, the rails (%.0f x %.0f mm section), the sensor plate and the back panel "
         "(sizes: the build's mechanical BOM)." % (length, width, f["rail_width"], f["rail_height"]),
-        "Print the build's `template.svg` at 100 %% (tiled), check the 100 mm bar, tape it on the top board's face and "
+        "Print the build's `template.svg` at 100 % (tiled), check the 100 mm bar, tape it on the top board's face and "
         "centre-punch every cross.",
         "Bore the 12 pits %.0f mm through and the 2 store buttons %.0f mm through (Forstner bit, drill press; a backing "
         "board stops tear-out); rout the 2 store slots %.0f x %.0f mm." % (pit["bore"], st["button_bore"], *st["slot"]),
         "Turn the board over: from below, pocket every pit %.0f mm wide, %.0f mm deep (concentric with the bore), the "
         "store buttons %.0f mm and the store floors %.0f x %.0f mm, same depth. The ledge this leaves holds the discs."
         % (pit["counterbore"], pit["counterbore_depth"], st["button_counterbore"], *st["floor"]),
-        "Lay the template on the sensor plate, aligned on its dashed outline: drill the %d screw holes 3.5 mm, a "
-        "%.0f mm wire hole beside every pit and, for button builds, the spring pockets %.1f mm, 2 mm deep."
+        "Lay the template on the sensor plate, aligned on its dashed outline: drill the %d screw holes 3.5 mm, the "
+        "%.0f mm wire holes beside every pit and store button and, for button builds, the spring pockets %.1f mm, 2 mm deep."
         % (len(screw_points()), MECH["wire_hole"], sp["pocket"]),
         "Sand, round the pit edges, finish (oil) and let it cure before any acrylic goes in.",
         "Glue the rails to the top board (4 x 40 mm screws), cut the USB slot in the rail at the S1 end.",
@@ -527,7 +528,7 @@ def render_assembly_md(names, profiles, generated_line):
         "Discs: button builds drop the %.0f mm discs into their pockets loose (they float on the springs, stopped by "
         "the ledge); hall builds glue them in and tape each DRV5055 under its disc's centre, marked face up against the "
         "acrylic." % disc["diameter"],
-        "Hang the sensor plate under the top board on the %.0f mm spacers (3 x 16 mm screws). Button builds: press "
+        "Hang the sensor plate under the top board on the %.0f mm spacers (3 x 20 mm screws). Button builds: press "
         "each disc: a click after about %.1f mm, and it springs back." % (MECH["plate"]["spacer"], pm["travel"]),
         "Mount the perfboard (MCU, 74AHCT125, fuse, diode, jack) at the S1 end; power and bring-up before closing: "
         "[bringup.md](bringup.md).",
