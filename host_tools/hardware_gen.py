@@ -16,7 +16,7 @@ import math
 import os
 import sys
 
-from host_tools import pins
+from host_tools import hardware_drawings, pins
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROFILE_DIR = os.path.join(ROOT, "firmware", "mancala", "profiles")
@@ -67,11 +67,11 @@ PARTS = {
     "ptc": ("Littelfuse", "RXEF300", "resettable fuse 3 A hold, 5 V input", 0.50),
     "jack": ("Same Sky (CUI Devices)", "PJ-102AH", "DC barrel jack, 2.1 mm centre pin, 5 A", 0.80),
     "psu3a": ("Mean Well", "GST18A05-P1J", "5 V 3 A (15 W) desktop supply, 5.5 x 2.1 mm plug, centre +", 12.00),
-    "button": ("Omron", "B3F-4055", "12 x 12 mm tactile switch, 7.3 mm, projected plunger (one per pit)", 0.45),
+    "button": ("Omron", "B3F-4055", "12 x 12 mm tactile switch, 7.3 mm, projected plunger, high force 2.55 N (one per pit and store)", 0.45),
     "hall_sw": ("Texas Instruments", "DRV5033FAQLPG", "digital omnipolar hall switch, open drain, TO-92 (alternative to a button)", 0.70),
     "hall_lin": ("Texas Instruments", "DRV5055A1QLPG", "ratiometric linear hall sensor, TO-92, 60 mV/mT at 3.3 V", 1.10),
     "mux": ("Texas Instruments", "CD74HC4067E", "16-channel analog multiplexer (DIP-24)", 1.20),
-    "magnet": ("generic", "N42 disc 10 x 3 mm", "NdFeB disc magnet, axially magnetised, in each sowing stone", 0.40),
+    "magnet": ("generic", "N42 disc 10 x 3 mm", "NdFeB disc magnet, axially magnetised, glued into each chooser stone", 0.40),
     "wire22": ("generic", "22 AWG stranded", "hook-up wire, signals and ring power, 10 m", 6.00),
     "wire18": ("generic", "18 AWG stranded", "power-injection wire, red + black, 2 m each", 4.00),
     "perf": ("generic", "perfboard 70 x 90 mm", "carrier for MCU board, buffer, passives", 2.00),
@@ -527,6 +527,7 @@ def render_build_md(name, profile):
         out.extend(render_hall_table(profile))
     out.append("## Bill of materials\n")
     out.extend(render_bom(name))
+    out.extend(hardware_drawings.render_mech_bom(profile))
     return "\n".join(out) + "\n"
 
 
@@ -600,17 +601,32 @@ def render_current_table(name, profile):
             row += " %s |" % ("yes" if white + b["mcu_ma"] <= SUPPLY_DERATING * ma else "no: scaled")
         out.append(row)
     out.append("")
-    out.append("`current_limit_ma` to set for another supply (%.0f %% of its rating minus %d mA):"
-               % (SUPPLY_DERATING * 100, b["mcu_ma"]))
+    margin = int(SUPPLY_DERATING * b["supply_ma"] - b["mcu_ma"]) - profile["current_limit_ma"]
+    out.append("`current_limit_ma` to set for another supply (%.0f %% of its rating minus %d mA "
+               "for the MCU and the %d mA margin this profile keeps; its own supply: the profile's number):"
+               % (SUPPLY_DERATING * 100, b["mcu_ma"], margin))
     out.append("")
     out.append("| supply | current_limit_ma |\n|---|---|")
     for ma, label in SUPPLIES:
-        lim = int(SUPPLY_DERATING * ma - b["mcu_ma"])
+        lim = limit_for_supply(name, profile, ma)
         idle = profile["led_count"] * profile["idle_ma_per_led"]
         note = "" if lim > idle + 100 else " (too small: the dark LEDs alone draw %d mA)" % idle
         out.append("| %s | %d%s |" % (label, lim, note))
     out.append("")
     return out
+
+
+def limit_for_supply(name, profile, supply_ma):
+    """current_limit_ma for `supply_ma`: the profile's own number on the build's supply.
+
+    One source: the profile. On another supply the same rule applies with the margin the
+    profile keeps below its own ceiling (90 % of the rating - MCU - margin).
+    """
+    b = BUILDS[name]
+    margin = int(SUPPLY_DERATING * b["supply_ma"] - b["mcu_ma"]) - profile["current_limit_ma"]
+    if supply_ma == b["supply_ma"]:
+        return profile["current_limit_ma"]
+    return int(SUPPLY_DERATING * supply_ma - b["mcu_ma"]) - margin
 
 
 def _supply_name(ma):
@@ -829,7 +845,7 @@ def render_svg(name, profile):
         s.line([(mx + mw, y - 4), (stub, y - 4)], color=color, sw=2)
         pin_y[sig] = y - 4
     py0 = my + 62 + len(rows) * row_h
-    for k, (lab, color) in enumerate(power_pin_labels(name, mcu)):
+    for k, (lab, color) in enumerate(power_pin_labels(name, mcu, profile["sensor"])):
         y = py0 + k * row_h
         s.text(mx + 10, y, lab, size=11, color=color)
         s.line([(mx + mw, y - 4), (stub, y - 4)], color=color, sw=2)
@@ -837,21 +853,21 @@ def render_svg(name, profile):
     # --- pit sensor connection (a 14-wire bus to the labelled pits) or multiplexer
     bx, by = 400, mcu_top
     if profile["sensor"] == "gpio":
+        # one wire per pit, pin to pit: no bus and no multiplexer (each pit has its own GPIO)
         mid_h = 150
-        ys = [pin_y[BOARD[i]] for i in range(14)]
-        s.line([(stub, min(ys)), (stub, max(ys))], color=COL["sig"], sw=3)
-        s.line([(stub, min(ys)), (384, min(ys)), (384, by + 130), (bx, by + 130)], color=COL["sig"], sw=3)
+        for i in range(14):
+            _pit_wire(s, i, stub, pin_y[BOARD[i]])
         s.rect(bx, by, 240, mid_h, fill="#fff", stroke="#34495e", rx=6)
-        s.text(bx + 120, by + 20, "each pit (x14)", size=12, anchor="middle", weight="bold")
+        s.text(bx + 120, by + 20, "each pit switch (x14)", size=12, anchor="middle", weight="bold")
         s.text(bx + 12, by + 42, "GPIO -- switch -- GND", size=11)
         s.text(bx + 12, by + 59, "internal pull-up, pressed = low", size=10, color="#555")
         s.text(bx + 12, by + 82, "or DRV5033 hall switch:", size=11)
         s.text(bx + 12, by + 99, "VCC=3V3, GND, OUT=GPIO", size=10, color="#555")
         s.text(bx + 12, by + 116, "100 nF VCC-GND at the sensor", size=10, color="#555")
-        s.text(bx + 12, by + 138, "GPIO of each pit: labels above", size=10, color=COL["sig"])
-        s.line([(bx + 200, by), (bx + 200, 338)], color=COL["sig"], sw=3, dash="8,4")
+        s.text(bx + 12, by + 138, "14 wires: one GPIO per pit", size=10, color=COL["sig"])
     else:
         mid_h = 205
+        s.add('<g id="mux">')
         s.rect(bx, by, 240, mid_h, fill="#f5eefa", stroke=COL["mux"], rx=6, sw=2)
         s.text(bx + 120, by + 20, "CD74HC4067 (3V3)", size=12, anchor="middle", weight="bold")
         for k in range(4):
@@ -868,6 +884,7 @@ def render_svg(name, profile):
         s.text(bx + 10, by + 188, "channel of each pit: labels above", size=10, color=COL["sig"])
         s.text(bx + 230, by + 44, "C0..C15", size=11, anchor="end", color=COL["mux"])
         s.line([(bx + 200, by), (bx + 200, 338)], color=COL["mux"], sw=3, dash="8,4")
+        s.add('</g>')
 
     # --- LED data path: resistor, level shifter, first LED
     lx, ly = 690, mcu_top
@@ -883,7 +900,7 @@ def render_svg(name, profile):
             (665, ly + 38), (lx, ly + 38)], color=COL["led"], sw=2)
     first_pit = _chain_start(profile)
     fx, fy = _pit_centres()[first_pit]
-    s.line([(lx + 270, ly + 56), (980, ly + 56), (980, 350), (fx, 350), (fx, fy + 52)], color=COL["led"], sw=2, arrow=True)
+    s.line([(lx + 270, ly + 56), (980, ly + 56), (980, 339), (fx, 339), (fx, fy + 52)], color=COL["led"], sw=2, arrow=True)
     s.text(975, ly + 50, "DIN", size=10, anchor="end", color=COL["led"])
 
     # --- power
@@ -898,7 +915,8 @@ def render_svg(name, profile):
         x, y = _pit_centres()[i]
         s.circle(x - 30, y + (40 if i < 7 else -40), 9, fill="#fdf0ee", stroke=COL["pwr"], sw=2)
         s.text(x - 30, y + (44 if i < 7 else -36), point, size=10, anchor="middle", color=COL["pwr"], weight="bold")
-    s.text(20, H - 16, "Legend: blue = pit sensor signal, purple = multiplexer, green = LED data (arrows: chain order), "
+    s.text(20, H - 16, "Legend: blue = pit sensor signal, " + ("purple = multiplexer, " if profile["sensor"] == "mux" else "")
+           + "green = LED data (arrows: chain order), "
            "red = 5 V feed points A, B, ...", size=10, color="#555")
     return s.render()
 
@@ -914,11 +932,30 @@ def _sensor_label(profile, i):
     return "mux C%d" % profile["mux_channels"][i]
 
 
-def power_pin_labels(name, mcu):
+def _pit_wire(s, i, stub, src_y):
+    """Pit i's own wire: pin row -> its lane -> its level under the board -> up to the pit."""
+    x, y = _pit_centres()[i]
+    lane, level = 376 + 1.5 * i, 344 + 3 * i
+    if i in STORES:
+        drop = x + (20 if i == 13 else -20)
+        end = [(drop, y + 110)]
+    elif i < 6:
+        drop = x + 20
+        end = [(drop, int(y + math.sqrt(50 ** 2 - 20 ** 2)))]
+    else:   # north row: up between two south pits, then across to the pit
+        drop = x + 60
+        end = [(drop, 200), (x + 25, 200), (x + 25, int(y + math.sqrt(50 ** 2 - 25 ** 2)))]
+    pts = [(stub, src_y), (lane, src_y), (lane, level), (drop, level)] + end
+    d = " ".join("%.1f,%d" % p for p in pts)
+    s.add('<polyline class="pit-wire" data-pit="%s" points="%s" fill="none" stroke="%s" stroke-width="1.2"/>'
+          % (BOARD[i], d, COL["sig"]))
+
+
+def power_pin_labels(name, mcu, sensor="gpio"):
     if mcu in pins.PICO_MCUS:
         if usb_powered(BUILDS[name]):
             return [("VBUS  40  5 V out to LEDs", COL["pwr"]), ("GND   38", COL["gnd"])]
-        return [("VSYS  39  <- 1N5817 <- 5 V", COL["pwr"]), ("3V3   36  sensors/mux", COL["pwr"]),
+        return [("VSYS  39  <- 1N5817 <- 5 V", COL["pwr"]), ("3V3   36  " + ("sensors/mux" if sensor == "mux" else "hall switches (option)"), COL["pwr"]),
                 ("GND   38", COL["gnd"])]
     return [("5V  J2-19  <- jumper <- 1N5817 <- 5 V", COL["pwr"]), ("3V3  J2-1  sensors", COL["pwr"]),
             ("GND  J2-14", COL["gnd"])]
@@ -973,7 +1010,8 @@ def render_current_summary(names, profiles):
     out.append("All LEDs white at each brightness level, before the budget, against the three "
                "supplies. **ok**: the frame fits that supply as it is. **scaled to N**: with "
                "`current_limit_ma` set for that supply, N = 90 % of its rating minus the MCU and "
-               "sensors, the firmware scales the frame down to N mA. **too small**: the dark LEDs "
+               "sensors and the margin the profile keeps (on the build's own supply N is the "
+               "profile's `current_limit_ma`), the firmware scales the frame down to N mA. **too small**: the dark LEDs "
                "alone leave less than 100 mA for colour.")
     out.append("")
     out.append("| build | level | all white | %s |" % " | ".join(label for _ma, label in SUPPLIES))
@@ -984,7 +1022,7 @@ def render_current_summary(names, profiles):
             w = worst_case_ma(p, lv)
             cells = []
             for ma, _label in SUPPLIES:
-                room = SUPPLY_DERATING * ma - b["mcu_ma"]
+                room = limit_for_supply(name, p, ma)
                 if p["led_count"] * p["idle_ma_per_led"] + 100 > room:
                     cells.append("too small")
                 else:
@@ -1018,6 +1056,9 @@ def outputs(profiles=None):
     for name in names:
         out["%s/README.md" % name] = render_build_md(name, profiles[name])
         out["%s/wiring.svg" % name] = render_svg(name, profiles[name])
+        out["%s/template.svg" % name] = hardware_drawings.render_template_svg(name, profiles[name])
+    out["top_view.svg"] = hardware_drawings.render_top_view_svg()
+    out["ASSEMBLY.md"] = hardware_drawings.render_assembly_md(names, profiles, GENERATED % "*")
     for rel, blocks in SPLICED.items():
         # the hand-written page lives in hardware/ itself, whatever `root` is
         with open(os.path.join(HARDWARE_DIR, rel), encoding="utf-8") as f:
