@@ -13,6 +13,7 @@ a static server runs.
 """
 
 import argparse
+import base64
 import functools
 import hashlib
 import http.server
@@ -30,6 +31,8 @@ VM_DIR = os.path.join(ROOT, "node_modules", "@micropython", "micropython-webasse
 OUT = os.path.join(ROOT, "build", "web")
 PAGE_FILES = ("index.html", "board.js", "board.css")
 FAKE_MODULES = ("machine.py", "neopixel.py", "board.py", "memfs.py")
+BOOK_DIR = os.path.join(ROOT, "firmware", "tables")
+FLASH_TABLES = "/lib/tables/"  # (webboard.FLASH_TABLES: where the VM finds them)
 
 
 def python_bundle():
@@ -49,6 +52,14 @@ def python_bundle():
             files["/lib/" + n] = f.read()
     with open(os.path.join(WEB_SRC, "webboard.py"), encoding="utf-8") as f:
         files["/lib/webboard.py"] = f.read()
+    # What `make deploy` puts on a board's /tables/ from the repository: the opening
+    # books (binary, so base64; board.js writes them as bytes, webboard.py puts them
+    # on the board's flash).  The endgame tables are built, not committed: the page
+    # plays without them and says so, as a board that was not sent them.
+    for n in sorted(os.listdir(BOOK_DIR)):
+        if n.endswith(".book"):
+            with open(os.path.join(BOOK_DIR, n), "rb") as f:
+                files[FLASH_TABLES + n] = "base64:" + base64.b64encode(f.read()).decode()
     return files
 
 

@@ -221,3 +221,27 @@ def test_the_terminal_simulator_keeps_the_scrollback():
     body = src[src.index("def interactive("):src.index("def _profile_name(")]
     assert "\\x1b[?1049h" in body and "\\x1b[?1049l" in body
     assert body.index("\\x1b[?1049h") < body.index("app.run()") < body.index("\\x1b[?1049l")
+
+
+def test_the_page_plays_the_boards_book():
+    """Item 4: the browser board had neither book nor tables ("book: no
+    /tables/kalah.book" on every page).  The bundle carries the committed books as
+    the board's /tables/ has them; the endgame tables (built, not committed) are
+    still said missing, as on a board that was not sent them."""
+    import base64
+    import json
+
+    from host_tools import web_serve
+    from host_tools.web.webboard import WebBoard
+
+    bundle = web_serve.python_bundle()
+    with open(os.path.join(ROOT, "firmware", "tables", "kalah.book"), "rb") as f:
+        book = f.read()
+    text = bundle["/lib/tables/kalah.book"]
+    assert text.startswith("base64:") and base64.b64decode(text[7:]) == book
+    wb = WebBoard("pico_buttons", "", 1, json.dumps({"variant": "kalah", "opponent": 4}))
+    for _ in range(300):
+        wb.step(20)
+    assert not any("book" in line for line in wb.lines), wb.lines
+    assert wb.board.app.engine.book is not None
+    assert "/tables/kalah.book" not in json.loads(wb.files_json())  # not the player's save

@@ -213,6 +213,10 @@ def test_a_battery_build_shows_its_cell_the_warning_and_idles(site):  # noqa: F8
     url, browser = site
     layout = load(browser, url + "?profile=pico_cheap%2Bbattery&fresh&two")
     wait_mode(browser, layout, ("menu",))
+    # the page's flash has the board's opening book (issue 26: "book: no
+    # /tables/kalah.book" on every page), written as bytes from the bundle's base64
+    log = browser.js("return document.getElementById('console').textContent")
+    assert "tables: no /tables/kalah.tb" in log and "book:" not in log, log
     assert not browser.js("return document.getElementById('cell').hidden")
     browser.js("const b = document.getElementById('battery'); b.value = 3550;"
                "b.dispatchEvent(new Event('input'))")

@@ -83,7 +83,9 @@ async function start() {
       cur += "/" + part;
       try { mp.FS.mkdir(cur); } catch (e) { /* exists */ }
     }
-    mp.FS.writeFile(path, text);
+    // an opening book is binary: base64 in the bundle, bytes in the VM's files
+    mp.FS.writeFile(path, text.startsWith("base64:")
+      ? Uint8Array.from(atob(text.slice(7)), (c) => c.charCodeAt(0)) : text);
   }
   mp.runPython("import sys\nsys.path.insert(0, '/lib')");
   const mod = mp.pyimport("webboard");

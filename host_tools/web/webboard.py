@@ -59,6 +59,28 @@ class WebFs(MemFs):
         self.version += 1
 
 
+# The opening books the page's bundle carries (web_serve.FLASH_TABLES), or this
+# repository's when the glue runs in CPython (the tests).
+FLASH_TABLES = ("/lib/tables", __file__.rsplit("/", 3)[0] + "/firmware/tables")
+
+
+def put_flash_tables(fs):
+    """The board's /tables/ as `make deploy` leaves it: the committed opening books
+    (so the page's Master plays the board's book)."""
+    import os
+
+    for folder in FLASH_TABLES:
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for n in names:
+            if n.endswith(".book"):
+                with open(folder + "/" + n, "rb") as f:
+                    fs.files["/tables/" + n] = f.read()
+        return
+
+
 class WebBoard:
     def __init__(self, profile="pico_buttons", files="", seed=1, settings=""):
         self.lines = []
@@ -75,6 +97,7 @@ class WebBoard:
             s.update(json.loads(settings))
             st.save("settings.json", s)
         self.fs = fs
+        put_flash_tables(fs)
         self.clock = ManualClock(1000)
         battery = profile.endswith("+battery")  # the battery option (hardware/battery.md)
         if battery:
@@ -253,6 +276,6 @@ class WebBoard:
         self.saved = self.fs.version
         out = {}
         for path, data in self.fs.files.items():
-            if not path.endswith(".tmp"):
+            if not path.endswith(".tmp") and not path.startswith("/tables/"):  # (firmware's)
                 out[path] = bytes(data).decode()
         return json.dumps(out)
