@@ -58,12 +58,12 @@ BEHAVIOURS = {
 
 
 def make_app(root, version, util="hello", app_extra="", big=0, behaviour="healthy", top=""):
-    """A firmware folder: real boot.py/main.py, a fake `mancala` package whose
+    """A firmware folder: real boot.py/main.py/stage.py, a fake `mancala` package whose
     app prints `app <version> <util>` when it starts, then behaves."""
     src = os.path.join(str(root), "fw-" + version + "-" + behaviour)
     pkg = os.path.join(src, "mancala")
     os.makedirs(pkg, exist_ok=True)
-    for name in ("boot.py", "main.py"):
+    for name in deploy.ROOT_FILES:
         with open(os.path.join(deploy.DEFAULT_SRC, name), "rb") as f, open(os.path.join(src, name), "wb") as g:
             g.write(f.read())
     files = {

@@ -53,7 +53,8 @@ def test_first_deploy(board, tmp_path):
         r = deploy.deploy(board.port, trial_seconds=TRIAL, src=src, out=out)
     v1 = built_version(src)
     assert r["running"] == (v1, "a") and r["confirmed"]
-    assert sorted(r["sent"]) == ["boot.py", "main.py", "mancala/__init__.mpy", "mancala/app.mpy", "mancala/util.mpy"]
+    assert sorted(r["sent"]) == ["boot.py", "main.py", "mancala/__init__.mpy", "mancala/app.mpy", "mancala/util.mpy",
+                                 "stage.py"]
     # compiled for the board's .mpy format, and the app really ran from slot a
     with open(os.path.join(board.board_dir, "slots", "a", "mancala", "app.mpy"), "rb") as f:
         assert f.read(2) == b"M\x06"
