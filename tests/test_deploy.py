@@ -199,7 +199,7 @@ def test_error_unsupported_micropython(tmp_path, capsys, version, mpy, needle):
 
 def test_error_flash_full_writes_nothing(tmp_path, capsys):
     d = tmp_path / "board"
-    with bridge.Bridge(str(d), flash_size=64 * 1024) as b:
+    with bridge.Bridge(str(d), flash_size=72 * 1024) as b:  # (room for the loaders and the stage)
         assert deploy.deploy_main(["--port", b.port, "--src", make_app(tmp_path / "1", "1.0")]) == 0
         capsys.readouterr()
         before = tree(str(d))
