@@ -28,10 +28,10 @@ def _undo():
 
 
 def _load():
-    names = ("stage",)
+    names = ["stage"]
     try:
         os.rename("/stage_next.py", "/stage_try.py")
-        names = ("stage_try", "stage")
+        names.insert(0, "stage_try")
     except OSError:
         try:
             os.stat("/stage_try.py")  # left from a start that never proved it
@@ -51,7 +51,7 @@ def _load():
                 _undo()
         sys.modules.pop(name, None)
     try:
-        import boot_v1  # noqa: F401  # (the stage of older firmware: it runs at import)
+        __import__("boot_v1")  # (the stage of older firmware: it runs at import)
     except ImportError:
         print("boot: no start-up stage on the board (make deploy installs one)")
 

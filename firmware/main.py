@@ -10,7 +10,7 @@ def _main():
     stage = sys.modules.get("stage_try") or sys.modules.get("stage")
     if stage is None:
         try:
-            import main_v1  # noqa: F401  # (the stage of older firmware: it runs at import)
+            __import__("main_v1")  # (the stage of older firmware: it runs at import)
         except ImportError:
             print("main: no start-up stage on the board (make deploy installs one)")
         return

@@ -271,21 +271,25 @@ def test_power_cuts_during_an_update_sample(tmp_path, kind):
     assert all(v in ("old", "new") for v in results.values()), results
 
 
+PARTS = 2  # each update's cut points in this many tests (workers share them: -n)
+
+
 @pytest.mark.skipif(not LONG, reason="the full sweep: make test-long-update")
+@pytest.mark.parametrize("part", range(PARTS))
 @pytest.mark.parametrize("kind", ["stage", "legacy"])
-def test_power_cuts_during_an_update_sweep(tmp_path, kind):
+def test_power_cuts_during_an_update_sweep(tmp_path, kind, part):
     u = Update(tmp_path, kind)
     ops = u.record()
     seen = {}
     results = {}
-    for n, what in ops:
+    for n, what in ops[part::PARTS]:
         results[n] = (what, u.cut(n, seen))
     bad = {n: r for n, r in results.items() if r[1].split(" (the same")[0] not in ("old", "new")}
     counts = {"old": sum(r[1].startswith("old") for r in results.values()),
               "new": sum(r[1].startswith("new") for r in results.values())}
-    report = "%s: %d cut points (%d distinct flash states): %d old, %d new, %d bad" % (
-        kind, len(results), len(seen), counts["old"], counts["new"], len(bad))
+    report = "%s part %d/%d: %d cut points of %d (%d distinct flash states): %d old, %d new, %d bad" % (
+        kind, part + 1, PARTS, len(results), len(ops), len(seen), counts["old"], counts["new"], len(bad))
     print(report)
-    with open(os.path.join(str(tmp_path), "..", "update-cuts-%s.txt" % kind), "w") as f:
+    with open(os.path.join(str(tmp_path), "..", "update-cuts-%s-%d.txt" % (kind, part)), "w") as f:
         f.write(report + "\n" + "\n".join("%d %s: %s" % (n, w, v) for n, (w, v) in sorted(results.items())) + "\n")
     assert not bad, bad
