@@ -206,6 +206,8 @@ def boot(name="stage"):
         _remove(_TRY)
         _remove(_BACK)
         return False
+    if name == "stage":
+        _remove(_BACK)  # (left by a cut after a promotion, or before a stage was tried: no try is pending)
     st, slot = _choose(raw)
     if st != raw and slot is not None:
         _save(st)
