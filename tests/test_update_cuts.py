@@ -290,6 +290,7 @@ def test_power_cuts_during_an_update_sweep(tmp_path, kind, part):
     report = "%s part %d/%d: %d cut points of %d (%d distinct flash states): %d old, %d new, %d bad" % (
         kind, part + 1, PARTS, len(results), len(ops), len(seen), counts["old"], counts["new"], len(bad))
     print(report)
-    with open(os.path.join(str(tmp_path), "..", "update-cuts-%s-%d.txt" % (kind, part)), "w") as f:
+    os.makedirs(os.path.join(ROOT, "build"), exist_ok=True)  # (kept: pytest's own temp folders are not)
+    with open(os.path.join(ROOT, "build", "update-cuts-%s-%d.txt" % (kind, part)), "w") as f:
         f.write(report + "\n" + "\n".join("%d %s: %s" % (n, w, v) for n, (w, v) in sorted(results.items())) + "\n")
     assert not bad, bad
