@@ -4,8 +4,10 @@
     python -m host_tools.board_games analyse RECORD|FILE|- [--nodes N] [--html F] [--png F]
 
 The board keeps its finished games in /data/games/gNNNNN.txt, one game record
-(docs/RULES*.md, "Notation") a file.  `pull` copies the ones the PC does not
-have yet (checked by sha256 on the board), never changing the board.
+(docs/RULES*.md, "Notation") a file, after its checksum line (`sum XXXXXXXX`,
+mancala.hw.storage.game_text).  `pull` copies the ones the PC
+does not have yet (checked by sha256 on the board), never changing the board; a
+damaged game (its checksum does not match) is said and left out.
 `analyse` replays a record and grades every move with the engine, searched
 with many more nodes than the board can afford.
 """
@@ -16,6 +18,7 @@ import sys
 
 from host_tools.cli import Parser, UsageError, int_type, printable, run_command
 from host_tools.deploy import BOARD_HASH, Board, DeployError, find_port
+from mancala.hw.storage import game_record
 from mancala.notation import NotationError
 
 GAMES_DIR = "/data/games"
@@ -37,7 +40,7 @@ def pull_games(port=None, dest="games", out=None):
             % (GAMES_DIR, GAMES_DIR))
         remote = dict(line.split() for line in listing.splitlines() if line.strip())
         os.makedirs(dest, exist_ok=True)
-        new, known = [], []
+        new, known, damaged = [], [], []
         for name in sorted(remote):
             local = os.path.join(dest, name)
             if os.path.exists(local):
@@ -57,12 +60,19 @@ def pull_games(port=None, dest="games", out=None):
                 raise DeployError("could not read %s from the board: %s" % (name, e)) from None
             if hashlib.sha256(data).hexdigest() != remote[name]:
                 raise DeployError("%s changed while it was read; pull again" % name)
+            if game_record(data)[0] is None:
+                print("%s on the board is damaged (its checksum does not match): not pulled"
+                      % printable(name), file=out)
+                damaged.append(name)
+                continue
             tmp = local + ".part"
             with open(tmp, "wb") as f:
                 f.write(data)
             os.replace(tmp, local)
             new.append(os.path.basename(local))
-        print("pulled %d new game(s) into %s (%d already there)" % (len(new), dest, len(known)), file=out)
+        print("pulled %d new game(s) into %s (%d already there%s)"
+              % (len(new), dest, len(known), ", %d damaged left out" % len(damaged) if damaged else ""),
+              file=out)
         return new, known
     finally:
         board.close()
@@ -157,6 +167,12 @@ def _record_text(words):
         with open(words[0], "rb") as f:  # an OSError names the file (exit status 1)
             data = f.read()
         where = words[0]
+        if data.startswith(b"sum "):  # an archived game, with its checksum
+            record = game_record(data)[0]
+            if record is None:
+                raise UsageError("%s is damaged: its checksum does not match (torn or changed)"
+                                 % printable(where))
+            return record, where
     else:
         return " ".join(words), "the record"
     try:

@@ -40,6 +40,12 @@
 // - files are written through to HOSTDIR at every rename/remove (littlefs
 //   commits at close/rename) and before a reset; writes past --flash-size raise
 //   OSError(ENOSPC) (28).
+// - power cuts at any flash operation (tests/test_update_cuts.py): with
+//   $MPBOARD_OPS naming a counter file, every operation that changes the flash
+//   (opening a file for writing, a write, rename, remove, mkdir, rmdir) is
+//   counted across resets and listed in $MPBOARD_OPS.log; with $MPBOARD_CUT_AT
+//   = N the power goes at operation N, before it happens: the flash is saved
+//   as it was and the process ends (the port goes with it).
 import fs from "fs";
 import path from "path";
 
@@ -235,6 +241,45 @@ function enforceFlash(m) {
   };
 }
 
+const opsFile = process.env.MPBOARD_OPS || null;
+const cutAt = parseInt(process.env.MPBOARD_CUT_AT || "0", 10);
+
+function watchOps(m) {
+  // Count every flash-changing operation; cut the power at operation cutAt.
+  if (!opsFile) return;
+  const boardPath = (p) => typeof p === "string" && p.startsWith("/") && !SYSTEM_DIRS.has(p.split("/")[1]);
+  const exists = (p) => { try { m.FS.lookupPath(p); return true; } catch (e) { return false; } };
+  const op = (kind, p) => {
+    let n = 0;
+    try { n = parseInt(fs.readFileSync(opsFile, "utf8"), 10) || 0; } catch (e) { /* first */ }
+    n += 1;
+    if (n === cutAt) {
+      syncOut(m);
+      flushOut();
+      fs.appendFileSync(opsFile + ".log", "CUT " + n + " " + kind + " " + p + "\n");
+      process.exit(0);
+    }
+    fs.writeFileSync(opsFile, String(n));
+    fs.appendFileSync(opsFile + ".log", n + " " + kind + " " + p + "\n");
+  };
+  const wrap = (name, kind, counted) => {
+    const f = m.FS[name];
+    m.FS[name] = function (...a) {
+      if (counted(...a)) {
+        const where = typeof a[0] === "string" ? a[0] : (a[0] && a[0].path) || "?";
+        op(kind, kind === "rename" ? where + " " + a[1] : where);
+      }
+      return f.apply(this, a);
+    };
+  };
+  wrap("open", "open", (p, flags) => boardPath(p) && typeof flags === "number" && (flags & (64 | 512)) !== 0);
+  wrap("write", "write", (stream) => stream && boardPath(stream.path));
+  wrap("rename", "rename", (a) => boardPath(a) && exists(a));
+  wrap("unlink", "remove", (p) => boardPath(p) && exists(p));
+  wrap("rmdir", "rmdir", (p) => boardPath(p) && exists(p));
+  wrap("mkdir", "mkdir", (p) => boardPath(p) && !exists(p));
+}
+
 // ---- the VM ------------------------------------------------------------------
 let mp = null;
 let mode = "friendly";   // which REPL the board is in: "friendly" | "raw"
@@ -388,6 +433,7 @@ async function boot(withBanner) {
     mp = await loadMicroPython({ heapsize: heap, linebuffer: false, stdout: vmOut, stderr: vmOut });
     copyIn(mp);
     enforceFlash(mp);
+    watchOps(mp);
     mp.runPython(setupCode());
     let r = runFile("/boot.py");
     resetCause = 5; // SOFT_RESET from now on

@@ -200,7 +200,8 @@ class Bridge:
                 continue
             if vm_out in r:
                 data = os.read(vm_out, 65536)
-                if not data:
+                if not data:  # the board's process ended (a power cut, $MPBOARD_CUT_AT): USB goes
+                    self._port_down()
                     break
                 self.bytes_out += len(data)
                 if self._master is not None:

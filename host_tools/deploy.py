@@ -35,7 +35,15 @@ DEFAULT_SRC = os.path.join(ROOT, "firmware")
 MIN_VERSION = (1, 22, 0)
 MPY_MAJOR = 6
 MPY_SUB_COMPILERS = {1: "v1.20.0", 2: "v1.22.0"}  # others: the current mpy-cross (6.3)
-ROOT_FILES = ("boot.py", "main.py")  # stay .py, at the root of the flash
+# Outside the slots (docs/UPDATING.md, "The start-up stage"): two loaders that
+# never change and the stage they run; all stay .py, at the root of the flash.
+ROOT_FILES = ("boot.py", "main.py", "stage.py")
+LOADERS = ("main.py", "boot.py")  # the order they are renamed in (stage_steps)
+STAGE = "stage.py"
+# The stage of firmware before the loaders (boot.py and main.py themselves),
+# kept by the loaders' first install until the first stage has proved itself.
+OLD_STAGE = {"boot.py": "boot_v1.py", "main.py": "main_v1.py"}
+BOARD_ROOTS = ROOT_FILES + ("stage_next.py", "stage_try.py") + tuple(sorted(OLD_STAGE.values()))
 BLOCK = 4096
 RESERVE = 2 * BLOCK  # kept free for the state file and the player's data
 CHUNK = 2048  # bytes of a file per write command over the REPL
@@ -102,7 +110,7 @@ print('I', repr((tuple(i.version[:3]), getattr(i, '_mpy', None), sys.platform, f
 print('S', _j('/slots/state.json'))
 for s in ('a', 'b'):
     print('M', s, _j('/slots/' + s + '/manifest.json'))
-for f in ('boot.py', 'main.py'):
+for f in %r:
     try:
         x = _h('/' + f)
         print('R', f, x[0], x[1])
@@ -112,7 +120,7 @@ if hashlib:
     _walk('/slots/a', 'a/')
     _walk('/slots/b', 'b/')
     _walk('/tables', 't/')
-"""
+""" % (BOARD_ROOTS,)
 
 BOARD_FS = r"""
 import os
@@ -551,16 +559,54 @@ def plan(info, manifest, root_files):
                    and r[2:] not in manifest["files"] and r[2:] != "manifest.json")
     roots = sorted(n for n, data in root_files.items()
                    if info["root"].get(n, (None,))[0] != hashlib.sha256(data).hexdigest())
+    legacy, stage_to = stage_plan(info["root"], roots)
     # Flash: blocks written (new files, copies, manifest, root files written
     # beside the old ones) against blocks free plus those the target frees.
     need = sum(_blocks(manifest["files"][r][1]) for r in send + copy)
     need += _blocks(len(json.dumps(manifest))) + 1
     need += sum(_blocks(len(root_files[n])) for n in roots)
+    need += sum(_blocks(info["root"][n][1]) for n in legacy)
     freed = sum(_blocks(files[target + "/" + r][1]) for r in copy + send + stale
                 if target + "/" + r in files)
     freed += _blocks(files.get(target + "/manifest.json", (0, 0))[1])
     return {"active": active, "target": target, "revert": revert, "send": send, "copy": copy, "keep": keep,
-            "stale": stale, "roots": roots, "need": need * BLOCK, "freed": freed * BLOCK}
+            "stale": stale, "roots": roots, "legacy": legacy, "stage_to": stage_to,
+            "need": need * BLOCK, "freed": freed * BLOCK}
+
+
+def stage_in(board, p, target, max_boots, trial_seconds):
+    """Put the checked new stage (/stage.py.new) where the loaders find it.  With an
+    old stage to go back to, it becomes /stage_next.py (one start to prove itself),
+    after /slots/state.back: the state the loader restores (one rename) if it does
+    not, so the update is undone as a whole (docs/UPDATING.md, "The start-up stage")."""
+    to = p["stage_to"] if p["active"] else STAGE
+    if to != STAGE:
+        back = {"active": p["active"], "previous": None, "trial": False, "boots": 0,
+                "max_boots": max_boots, "trial_ms": int(trial_seconds * 1000), "crashes": 0,
+                "fell_back_from": target,
+                "reason": "its start-up stage never started the app (it failed, hung or the power was cut first)"}
+        board.exec("f=open('/slots/state.back.tmp','w')\nf.write(%r)\nf.close()\n"
+                   "os.rename('/slots/state.back.tmp', '/slots/state.back')" % json.dumps(back))
+    board.exec("os.rename(%r, %r)" % ("/" + STAGE + ".new", "/" + to))
+
+
+def stage_plan(board_roots, roots):
+    """How the part outside the slots is updated (docs/UPDATING.md, "The start-up
+    stage").  Returns (legacy, stage_to): the loaders whose old content is the
+    stage of older firmware, to be kept as boot_v1.py / main_v1.py before a
+    loader replaces it; and where a new stage.py goes once checked: stage_next.py
+    (it gets one start to prove itself, the old stage stays) or, on a board with
+    no stage to fall back on (a first install), stage.py itself."""
+    legacy = []
+    if STAGE not in board_roots:  # no stage.py: an older firmware's boot.py/main.py
+        legacy = [n for n in LOADERS if n in roots and n in board_roots
+                  and board_roots.get(OLD_STAGE[n], (None,))[0] != board_roots[n][0]]
+    old_stage = STAGE in board_roots or all(
+        n in legacy or OLD_STAGE[n] in board_roots for n in LOADERS)
+    stage_to = None
+    if STAGE in roots:
+        stage_to = "stage_next.py" if old_stage else STAGE
+    return legacy, stage_to
 
 
 MAX_BOOTS = (1, 10)  # failed starts on trial before the board falls back
@@ -776,6 +822,8 @@ def deploy(port=None, src=DEFAULT_SRC, use_mpy=True, max_boots=3, out=None,
                 board.exec("_cp(%r, %r)" % ("/slots/" + p["active"] + "/" + rel, base + rel))
             todo = [(base + rel, slot_files[rel], rel) for rel in p["send"]]
             todo += [("/" + n + ".new", root_files[n], n) for n in p["roots"]]
+            for n in p["legacy"]:  # the old stage, kept (copied on the board) until the new one proves itself
+                board.exec("_cp(%r, %r)" % ("/" + n, "/" + OLD_STAGE[n]))
             for i, (dest, data, name) in enumerate(todo, 1):
                 board.write_file(dest, data, lambda d, t, i=i, name=name: rep.progress(i, len(todo), name, d, t))
             if p["stale"]:
@@ -783,6 +831,7 @@ def deploy(port=None, src=DEFAULT_SRC, use_mpy=True, max_boots=3, out=None,
             # 3. verify every file of the slot on the board
             check = dict((base + rel, h) for rel, (h, _n) in manifest["files"].items())
             check.update(("/" + n + ".new", hashlib.sha256(root_files[n]).hexdigest()) for n in p["roots"])
+            check.update(("/" + OLD_STAGE[n], info["root"][n][0]) for n in p["legacy"])
             bad = board.exec(
                 "for p, h in %r:\n try:\n  x = _h(p)[0]\n except OSError:\n  x = None\n if x != h:\n  print(p)\n"
                 % (sorted(check.items()),)).split()
@@ -794,14 +843,17 @@ def deploy(port=None, src=DEFAULT_SRC, use_mpy=True, max_boots=3, out=None,
             mtext = json.dumps(manifest)
             board.exec("f=open(%r,'w')\nf.write(%r)\nf.close()\nos.rename(%r, %r)"
                        % (base + "manifest.tmp", mtext, base + "manifest.tmp", base + "manifest.json"))
-            for n in p["roots"]:
-                board.exec("os.rename(%r, %r)" % ("/" + n + ".new", "/" + n))
+            for n in LOADERS:  # (main.py first: see docs/UPDATING.md, "The start-up stage")
+                if n in p["roots"]:
+                    board.exec("os.rename(%r, %r)" % ("/" + n + ".new", "/" + n))
             # the endgame tables, with what room the new slot left
             # (the board's table hashes are those read at the start: the slot work
             # leaves /tables alone; only the free room changed)
             free_now = int(board.exec("import os\nv = os.statvfs('/')\nprint(v[0] * v[4])")
                            .strip() or -1) if tplan else info["free"]
             tables = sync_tables(board, info, rep, tplan, tables_dir, free_now)
+            if p["stage_to"]:  # the new stage, last before the switch
+                stage_in(board, p, target, max_boots, trial_seconds)
         except DeployError as e:
             if "nothing switched" in str(e) or "nothing was written" in str(e):
                 raise

@@ -54,16 +54,23 @@ BEHAVIOURS = {
         "    for _ in range(5):\n        time.sleep_ms(10)\n    confirm_boot()\n"
         "    raise RuntimeError('late failure')\n"),
     "raises_at_start": "    raise RuntimeError('no pixels')\n",
+    # healthy, but raises after its trial while /crash_now is on the flash
+    "raises_when_told": (
+        "    for _ in range(5):\n        time.sleep_ms(10)\n    confirm_boot()\n"
+        "    import os\n"
+        "    try:\n        os.stat('/crash_now')\n    except OSError:\n"
+        "        while True:\n            time.sleep_ms(50)\n"
+        "    raise RuntimeError('late failure')\n"),
 }
 
 
-def make_app(root, version, util="hello", app_extra="", big=0, behaviour="healthy", top=""):
-    """A firmware folder: real boot.py/main.py, a fake `mancala` package whose
+def make_app(root, version, util="hello", app_extra="", big=0, behaviour="healthy", top="", ran_file=True):
+    """A firmware folder: real boot.py/main.py/stage.py, a fake `mancala` package whose
     app prints `app <version> <util>` when it starts, then behaves."""
     src = os.path.join(str(root), "fw-" + version + "-" + behaviour)
     pkg = os.path.join(src, "mancala")
     os.makedirs(pkg, exist_ok=True)
-    for name in ("boot.py", "main.py"):
+    for name in deploy.ROOT_FILES:
         with open(os.path.join(deploy.DEFAULT_SRC, name), "rb") as f, open(os.path.join(src, name), "wb") as g:
             g.write(f.read())
     files = {
@@ -76,11 +83,12 @@ def make_app(root, version, util="hello", app_extra="", big=0, behaviour="health
                    "        while True:\n"
                    "            time.sleep_ms(50)\n"
                    "    print('app %s', util.word())\n"
-                   "    with open('/app_ran.tmp', 'w') as f:\n"
-                   "        f.write('app %s ' + util.word())\n"
-                   "    import os\n"
-                   "    os.rename('/app_ran.tmp', '/app_ran.txt')\n%s"
-                   % (top, app_extra, version, version, BEHAVIOURS[behaviour])),
+                   "    if %r:\n"
+                   "        with open('/app_ran.tmp', 'w') as f:\n"
+                   "            f.write('app %s ' + util.word())\n"
+                   "        import os\n"
+                   "        os.rename('/app_ran.tmp', '/app_ran.txt')\n%s"
+                   % (top, app_extra, version, ran_file, version, BEHAVIOURS[behaviour])),
     }
     for i in range(big):
         # Big modules (mostly a string constant) so a transfer takes a while.

@@ -208,3 +208,19 @@ def test_power_cuts_once_and_twice_in_a_whole_game_lose_nothing(fs_kw):
                 tried += 1
     print("cut points tried: %d of %d operations" % (tried, total))
     assert tried > 40
+
+
+def test_issue_23_a_crafted_negative_game_number_never_names_a_file():
+    """Issue 23, 4: game.json with "number": -1 archived the game as g-0001.txt,
+    which history() never lists, so it was never pruned nor pulled."""
+    fs, number, rec = finished_game_fs()
+    del fs.files["/data/games/g%05d.txt" % number]  # saved but not yet archived (a cut)
+    saved = S.decode(fs.files["/data/game.json"])
+    saved["number"] = -1
+    fs.files["/data/game.json"] = S.encode(saved).encode()
+    b = board(PROFILE, fs=fs)
+    assert b.until(("over",), 5000)
+    names = sorted(p for p in fs.files if p.startswith("/data/games/"))
+    assert all(not p[len("/data/games/"):].startswith("g-") for p in names), names
+    assert b.app.meta["number"] >= 1 and b.app.store.read_game(b.app.meta["number"]) == rec
+    assert b.app.store.history() == [b.app.meta["number"]]

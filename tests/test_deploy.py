@@ -53,7 +53,8 @@ def test_first_deploy(board, tmp_path):
         r = deploy.deploy(board.port, trial_seconds=TRIAL, src=src, out=out)
     v1 = built_version(src)
     assert r["running"] == (v1, "a") and r["confirmed"]
-    assert sorted(r["sent"]) == ["boot.py", "main.py", "mancala/__init__.mpy", "mancala/app.mpy", "mancala/util.mpy"]
+    assert sorted(r["sent"]) == ["boot.py", "main.py", "mancala/__init__.mpy", "mancala/app.mpy", "mancala/util.mpy",
+                                 "stage.py"]
     # compiled for the board's .mpy format, and the app really ran from slot a
     with open(os.path.join(board.board_dir, "slots", "a", "mancala", "app.mpy"), "rb") as f:
         assert f.read(2) == b"M\x06"
@@ -198,7 +199,7 @@ def test_error_unsupported_micropython(tmp_path, capsys, version, mpy, needle):
 
 def test_error_flash_full_writes_nothing(tmp_path, capsys):
     d = tmp_path / "board"
-    with bridge.Bridge(str(d), flash_size=64 * 1024) as b:
+    with bridge.Bridge(str(d), flash_size=72 * 1024) as b:  # (room for the loaders and the stage)
         assert deploy.deploy_main(["--port", b.port, "--src", make_app(tmp_path / "1", "1.0")]) == 0
         capsys.readouterr()
         before = tree(str(d))

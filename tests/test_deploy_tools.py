@@ -39,6 +39,39 @@ def test_pull_games_from_board(tmp_path, capsys):
     assert sorted(p.name for p in (d / "data" / "games").iterdir()) == ["g00001.txt", "g00002.txt", "g00003.txt"]
 
 
+@pytest.mark.skipif(not bridge.available(), reason="MicroPython VM not installed (make setup)")
+def test_pull_leaves_a_damaged_game_on_the_board(tmp_path, capsys):
+    """Issue 23, 4: a damaged gNNNNN.txt was pulled as a game."""
+    from mancala.hw.storage import game_text
+
+    d = tmp_path / "board"
+    (d / "data" / "games").mkdir(parents=True)
+    good, torn = game_text("kalah 3 1 6 2"), game_text("oware 2 4 1 6 3")
+    (d / "data" / "games" / "g00001.txt").write_text(good)
+    (d / "data" / "games" / "g00002.txt").write_text(torn.replace("6 3", "6"))
+    dest = tmp_path / "pc"
+    with bridge.Bridge(str(d)) as b:
+        new, known = board_games.pull_games(b.port, str(dest), out=open(os.devnull, "w"))
+        assert new == ["g00001.txt"] and known == []
+        board_games.pull_games_main(["--port", b.port, "--dest", str(tmp_path / "pc2")])
+    out = capsys.readouterr().out
+    assert "g00002.txt on the board is damaged (its checksum does not match): not pulled" in out
+    assert "1 damaged left out" in out
+    assert [p.name for p in dest.iterdir()] == ["g00001.txt"]
+
+
+def test_analyse_checks_an_archived_game_and_refuses_a_damaged_one(tmp_path, capsys):
+    from mancala.hw.storage import game_text
+
+    rec = tmp_path / "g00001.txt"
+    rec.write_text(game_text("kalah 3 1 6 2"))
+    assert board_games.analyse_main([str(rec), "--nodes", "500"]) == 0
+    assert [ln.split()[2] for ln in capsys.readouterr().out.splitlines()[1:5]] == ["3", "1", "6", "2"]
+    rec.write_text(game_text("kalah 3 1 6 2").replace("6 2", "6 3"))
+    assert board_games.analyse_main([str(rec)]) != 0
+    assert "is damaged: its checksum does not match" in capsys.readouterr().err
+
+
 def test_analyse_record(tmp_path, capsys):
     rec = tmp_path / "g00001.txt"
     rec.write_bytes(GAMES["g00001.txt"])

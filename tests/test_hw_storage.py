@@ -101,3 +101,49 @@ def test_values_round_trip(value):
     st = S.Storage(fs)
     st.save("settings.json", {"k": value})
     assert st.load("settings.json") == (S.OK, {"k": value})
+
+
+def test_a_deeply_nested_file_is_corrupt_not_a_crash():
+    """Issue 23, 5: json.loads raised RecursionError out of Storage.load in CPython."""
+    fs = MemFs()
+    st = S.Storage(fs)
+    for name in ("game.json", "settings.json"):
+        fs.files["/data/" + name] = b"[" * 100000 + b"]" * 100000
+        assert st.load(name) == (S.CORRUPT, None)
+        fs.files["/data/" + name] = b'{"a":' * 50000 + b"1" + b"}" * 50000
+        assert st.load(name) == (S.CORRUPT, None)
+
+
+def test_an_archived_game_carries_its_checksum_and_damage_is_found():
+    """Issue 23, 4: a damaged gNNNNN.txt was read as a game."""
+    fs = MemFs()
+    st = S.Storage(fs)
+    rec = "kalah 3 1 6 2 4"
+    assert st.add_game(1, rec)
+    data = fs.files["/data/games/g00001.txt"]
+    assert S.game_record(data) == (rec, True) and st.read_game(1) == rec
+    assert S.game_record(b"kalah 3 1\n") == ("kalah 3 1", False)  # an older firmware's file
+    for k in range(len(data)):  # cut short anywhere
+        assert S.game_record(data[:k]) == (None, False), k
+    for k in range(len(data)):  # any byte changed
+        for x in (1, 0x20):
+            bad = bytearray(data)
+            bad[k] ^= x
+            got = S.game_record(bytes(bad))[0]
+            assert got is None or got == rec, (k, x, bytes(bad))
+    fs.files["/data/games/g00001.txt"] = data[:-3]
+    assert st.read_game(1) is None
+    assert st.archived(1, rec) == -1 and st.add_game(1, rec) is False  # never written over
+    assert st.next_game_number(1) == 2
+
+
+def test_game_numbers_out_of_range_never_name_a_file():
+    fs = MemFs()
+    st = S.Storage(fs)
+    for bad in (-1, 0, True, "7", 2**30, 1.5):
+        assert st.archived(bad, "kalah 1") == -1 and st.add_game(bad, "kalah 1") is False
+        assert st.read_game(bad) is None
+        assert st.next_game_number(bad) == 1
+    assert not [p for p in fs.files if "/games/" in p]
+    fs.files["/data/games/g%d.txt" % S.GAME_NUMBER_MAX] = S.game_text("kalah 1").encode()
+    assert st.next_game_number(5) == 1  # past the top: the lowest free number

@@ -8,6 +8,7 @@ import pytest
 from update_helpers import (
     PLAYER_DATA,
     assert_player_data_intact,
+    board_fixture,
     built_version,
     make_app,
     quiet,
@@ -19,6 +20,7 @@ from host_tools import bridge, deploy
 pytestmark = pytest.mark.skipif(not bridge.available(), reason="MicroPython VM not installed (make setup)")
 
 TRIAL = 2
+board = pytest.fixture(board_fixture, name="board")
 
 
 @pytest.mark.parametrize("args,needle", [
@@ -122,3 +124,87 @@ def test_deploy_profile_writes_board_txt_closed(tmp_path):
         assert read_board_files(b.port, ["data/board.txt"]) == {"data/board.txt": b"esp32\n"}
     b.kill()
     assert (d / "data" / "board.txt").read_bytes() == b"esp32\n"
+
+
+# ---------------------------------------------------------------------------
+# Issue 23, 1: main.py on a full flash (docs/BOARD.md: a full flash is a normal
+# condition, the game goes on in memory)
+
+def used_flash(d):
+    """Bytes the emulated board counts as used (4 KiB blocks; one per folder)."""
+    blocks = 0
+    for dirpath, dirnames, files in os.walk(d):
+        blocks += len(dirnames)
+        blocks += sum((os.path.getsize(os.path.join(dirpath, f)) + 4095) // 4096 for f in files)
+    return blocks * 4096
+
+
+def full_flash_board(board, change):
+    """Power off, change the flash, power on with not one block free."""
+    board.stop()
+    change(board.board_dir)
+    full = bridge.Bridge(board.board_dir, flash_size=used_flash(board.board_dir))
+    return full.start()
+
+
+def running_app(port):
+    """Interrupt the running app and ask the board what it runs: (word, slot path)."""
+    from mpremote.transport_serial import SerialTransport
+
+    t = SerialTransport(port, timeout=10)
+    try:
+        t.enter_raw_repl(soft_reset=False)  # (Ctrl-C: the app stops where it sleeps)
+        out = t.exec("import sys\nu = sys.modules.get('mancala.util')\n"
+                     "print(u.word() if u else None, sys.path[0])").decode().split()
+        t.exit_raw_repl()
+        return out[0], out[1]
+    finally:
+        t.close()
+
+
+def test_a_trial_start_on_a_full_flash_runs_the_previous_version(board, tmp_path):
+    """The old main.py raised OSError(28) counting the start, before the app was
+    imported: no app, no start counted, so no fallback, ever."""
+    import json
+
+    src1 = make_app(tmp_path / "1", "1.0", ran_file=False)
+    src2 = make_app(tmp_path / "2", "2.0", util="two", ran_file=False)
+    with quiet() as out:
+        deploy.deploy(board.port, src1, trial_seconds=TRIAL, out=out)
+        deploy.deploy(board.port, src2, trial_seconds=TRIAL, out=out)
+    on_trial = {"active": "b", "previous": "a", "trial": True, "boots": 0, "max_boots": 3,
+                "trial_ms": 30000, "crashes": 0}
+
+    def trial(d):
+        with open(os.path.join(d, "slots", "state.json"), "w") as f:
+            json.dump(on_trial, f)
+
+    full = full_flash_board(board, trial)
+    try:
+        o = deploy.start_board(full.port, timeout=8)
+        assert o["answered"]
+        assert running_app(full.port) == ("hello", "/slots/a")  # the old code: (None, /slots/b)
+        with open(os.path.join(full.board_dir, "slots", "state.json")) as f:
+            assert json.load(f) == on_trial  # nothing could be written, and nothing was lost
+    finally:
+        full.stop()
+
+
+def test_a_crash_on_a_full_flash_still_restarts_the_board(board, tmp_path):
+    """The old crash handler's own _save() raised: the board sat at the REPL until
+    a power cycle."""
+    src = make_app(tmp_path / "1", "1.0", ran_file=False, behaviour="raises_when_told")
+    with quiet() as out:
+        deploy.deploy(board.port, src, trial_seconds=TRIAL, out=out)
+
+    def crash(d):
+        with open(os.path.join(d, "crash_now"), "w") as f:
+            f.write("1")
+
+    full = full_flash_board(board, crash)
+    try:
+        o = deploy.start_board(full.port, timeout=6)
+        assert o["resets"] >= 1  # it restarts itself (the old code: 0, at the REPL)
+        assert b"late failure" in o["output"] and b"restarting" in o["output"]
+    finally:
+        full.stop()

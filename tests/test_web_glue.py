@@ -127,6 +127,30 @@ def test_saved_files_boot_the_game_where_it_was():
     run_until(again, "think")  # the computer's turn resumes
 
 
+DAMAGED_BLOBS = [
+    '{"/data/game.json": "{\\"record\\": \\"kal',  # truncated
+    "not json at all",
+    "null",
+    '["/data/game.json"]',
+    '{"/data/game.json": null}',
+    '{"/data/settings.json": 3}',
+    "[" * 100000 + "]" * 100000,  # nested past the parser
+]
+
+
+@pytest.mark.parametrize("blob", DAMAGED_BLOBS, ids=range(len(DAMAGED_BLOBS)))
+def test_a_damaged_save_in_the_browser_starts_clean_and_says_so(blob):
+    """Issue 23, 3: a damaged localStorage blob made WebBoard raise, so the page said
+    "The firmware could not start" at every reload."""
+    wb = WebBoard("pico_buttons", blob, 1)
+    assert wb.damaged and "damaged" in wb.logs()
+    run_until(wb, "menu")  # the board runs, from a clean /data
+    assert json.loads(wb.status())["mode"] == "menu"
+    saved = json.loads(wb.files_json())  # what the page stores over the damaged blob
+    again = WebBoard("pico_buttons", json.dumps(saved), 2)
+    assert again.damaged is None
+
+
 def test_the_built_page_loads_nothing_from_outside(tmp_path):
     if not mpvm.available():
         pytest.skip("MicroPython VM not installed: run `make setup` (npm ci)")

@@ -85,9 +85,9 @@ class WebBoard:
     def __init__(self, profile="pico_buttons", files="", seed=1, settings=""):
         self.lines = []
         fs = WebFs()
-        if files:
-            for path, text in json.loads(files).items():
-                fs.files[path] = text.encode()
+        self.damaged = None  # why the saved board could not be read back, or None
+        for path, data in self._saved_files(files):
+            fs.files[path] = data
         if settings:  # first visit with URL options (variant, level...): as set in the menu
             from mancala.hw.storage import OK, Storage
 
@@ -120,6 +120,32 @@ class WebBoard:
         self.spare = 0  # ms not yet turned into loop periods
         self.last_frame = -1
         self.hexbuf = bytearray(2 * len(self.board.np.buf))
+
+    def _saved_files(self, files):
+        """The files of the page's saved blob (localStorage), as (path, bytes).  A blob
+        that is truncated, not JSON, nested past the parser, not an object, or holds a
+        file that is not text is damaged: the board starts clean, as the firmware does
+        with a damaged save, and says so (the page shows the firmware's lines; the clean
+        board is saved over the blob at its first frame)."""
+        if not files:
+            return []
+        try:
+            saved = json.loads(files)
+        except Exception as e:  # ValueError; RecursionError / RuntimeError when too deep
+            return self._damaged("not JSON: %s" % type(e).__name__)
+        if not isinstance(saved, dict):
+            return self._damaged("not an object but %s" % type(saved).__name__)
+        out = []
+        for path, text in saved.items():
+            if not (isinstance(path, str) and path.startswith("/data/") and isinstance(text, str)):
+                return self._damaged("%r is not a saved file" % (path,))
+            out.append((path, text.encode()))
+        return out
+
+    def _damaged(self, why):
+        self.damaged = why
+        self.lines.append("web: the saved board in this browser was damaged (%s): starting clean" % why)
+        return []
 
     # -- what the page needs once ---------------------------------------------------
 

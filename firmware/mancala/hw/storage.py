@@ -15,6 +15,11 @@ it, exists, and `load()` finds it.  How:
   error (ENOSPC, EIO) leaves `NAME` alone, removes the new `NAME.tmp` and is
   raised: the caller reports it and goes on without the save.
 - A finished game is archived once, under its own number, and never overwritten.
+  Its file (`gNNNNN.txt`) is `sum XXXXXXXX` (the same Adler-32, of the record) on
+  the first line and the record on the second, so a file cut short anywhere or
+  damaged is detected by the board and by `mancala pull` / `analyse`; a file of an
+  older firmware (the record alone) is read as it is.  Numbers are 1 .. GAME_NUMBER_MAX: a number out
+  of range (a crafted game.json) is never a file name.
 
 The filesystem is injected (`OsFs` on the board and the PC, any object with the
 same six methods in tests), so a test can cut the power or fail any operation.
@@ -122,7 +127,7 @@ def decode(data):
         return None
     try:
         obj = json.loads(data)
-    except (ValueError, UnicodeError):
+    except Exception:  # ValueError, UnicodeError; RecursionError when nested too deep (CPython)
         return None
     if not isinstance(obj, dict):
         return None
@@ -130,6 +135,41 @@ def decode(data):
     if s is None or checksum(canonical(obj).encode()) != s:
         return None
     return obj
+
+
+GAME_NUMBER_MAX = 0x3FFFFFFF  # 2**30 - 1: a small int on the chips
+SUM_TAG = "sum "
+
+
+def game_text(record):
+    """The text of an archived game: its checksum line first (so a file cut short
+    anywhere is detected), then the record."""
+    return "%s%s\n%s\n" % (SUM_TAG, checksum(record.encode()), record)
+
+
+def game_record(data):
+    """(record, checked) of an archived game's bytes: checked is True when its sum
+    line matched, False for a file of an older firmware (the record alone, never
+    starting with the sum line); (None, False) when it is damaged (cut short, a
+    changed byte, not text)."""
+    try:
+        text = bytes(data).decode()
+    except UnicodeError:
+        return None, False
+    if text[:1] != "s":  # (no variant's name starts with s: a sum line cut short is no record)
+        record = text.strip()
+        return (record, False) if record and "\n" not in record else (None, False)
+    head, _, rest = text.partition("\n")
+    record = rest.strip()
+    if not record or "\n" in record or not rest.endswith("\n"):
+        return None, False
+    if head[len(SUM_TAG):].strip() != checksum(record.encode()):
+        return None, False
+    return record, True
+
+
+def game_number_ok(number):
+    return isinstance(number, int) and not isinstance(number, bool) and 1 <= number <= GAME_NUMBER_MAX
 
 
 class Storage:
@@ -233,20 +273,27 @@ class Storage:
         for n in self.fs.listdir(self.root + "/games"):
             # gNNNNN.txt: 5 digits or more (numbers go on past 99999, never wrap)
             if len(n) >= 10 and n[0] == "g" and n[-4:] == ".txt" and n[1:-4].isdigit():
-                out.append(int(n[1:-4]))
+                k = int(n[1:-4])
+                if k <= GAME_NUMBER_MAX:
+                    out.append(k)
         out.sort()
         return out
 
     def history_name(self, number):
+        if not game_number_ok(number):
+            raise ValueError("game number %r out of range" % (number,))
         return "%s/games/g%05d.txt" % (self.root, number)
 
     def archived(self, number, record):
         """1 if game `number` is archived with this record, 0 if the number is free,
-        -1 if it holds another game."""
+        -1 if it holds another game, or a damaged file (never written over), or the
+        number is out of range (the caller takes a new one)."""
+        if not game_number_ok(number):
+            return -1
         old = self.fs.read(self.history_name(number))
         if old is None:
             return 0
-        return 1 if old == (record + "\n").encode() else -1
+        return 1 if game_record(old)[0] == record else -1
 
     def add_game(self, number, record):
         """Archive a finished game's record under `number`, once (archived already:
@@ -258,7 +305,7 @@ class Storage:
             return state > 0
         # a new name: nothing to settle, and a torn gNNNNN.txt.tmp is never listed
         name = self.history_name(number)
-        self._write_atomic(name, (record + "\n").encode(), settle=False)
+        self._write_atomic(name, game_text(record).encode(), settle=False)
         self._complete.pop(name, None)
         nums = self.history()
         while len(nums) > self.HISTORY_MAX:
@@ -266,12 +313,24 @@ class Storage:
         return True
 
     def read_game(self, number):
+        """The record of archived game `number`, or None (none, or damaged)."""
+        if not game_number_ok(number):
+            return None
         data = self.fs.read(self.history_name(number))
-        return None if data is None else data.decode().strip()
+        return None if data is None else game_record(data)[0]
 
     def next_game_number(self, after=0):
         """A number no stored game has and above `after` (the current game's):
-        one past the newest, so a number is never used twice (they do not wrap)."""
+        one past the newest, so a number is never used twice (they do not wrap).
+        An `after` out of range (a crafted game.json) counts as none."""
         nums = self.history()
         top = nums[-1] if nums else 0
-        return (top if top > after else after) + 1
+        if not game_number_ok(after):
+            after = 0
+        n = (top if top > after else after) + 1
+        if n <= GAME_NUMBER_MAX:
+            return n
+        n = 1  # (only past a crafted file at the very top: the lowest free number)
+        while n in nums:
+            n += 1
+        return n
