@@ -193,6 +193,18 @@ function vmOut(bytes) {
 
 // ---- files: host folder <-> MEMFS ------------------------------------------
 let synced = new Map(); // vm path -> Buffer last written to the host folder
+let dirty = true;        // the VM's files may differ from the host folder
+
+function watchWrites(m) {
+  // Every change to the files goes through one of these: a sync with none of
+  // them since the last has nothing to do (it would read every file again).
+  for (const n of ["write", "truncate", "ftruncate", "open", "rename", "unlink", "rmdir", "mkdir",
+                   "writeFile", "symlink", "chmod"]) {
+    const f = m.FS[n];
+    if (typeof f !== "function") continue;
+    m.FS[n] = function (...a) { dirty = true; return f.apply(this, a); };
+  }
+}
 
 function copyIn(mp) {
   synced = new Map();
@@ -231,7 +243,8 @@ function vmTree(mp) {
 }
 
 function syncOut(mp) {
-  if (!mp) return;
+  if (!mp || !dirty) return;
+  dirty = false;
   const { files, dirs } = vmTree(mp);
   for (const d of dirs) fs.mkdirSync(path.join(boardDir, d), { recursive: true });
   for (const [v, data] of files) {
@@ -449,6 +462,8 @@ async function boot(withBanner) {
     if (resets > 0) send("MPY: soft reboot\r\n");
     mp = await loadMicroPython({ heapsize: heap, linebuffer: false, stdout: vmOut, stderr: vmOut });
     copyIn(mp);
+    watchWrites(mp);
+    dirty = false;
     enforceFlash(mp);
     mp.runPython(setupCode());
     let r = runFile("/boot.py");
