@@ -20,8 +20,8 @@ and without a watcher the board's time runs as the wall clock.
 """
 
 import argparse
-import os
 import fcntl
+import os
 import select
 import shutil
 import signal

@@ -102,8 +102,8 @@ def test_a_whole_game_by_clicks_counts_checked_and_a_reload_resumes(site):  # no
                         break
                 wait_mode(browser, layout, ("select",))
                 # the changed pits blink white for 1.5 s: wait it out on the page
-                wait_for(lambda: drawn(browser, layout)[1] == list(ref[:14]), timeout=10,
-                         what="the take-back's blink to end")
+                wait_for(lambda lay=layout, want=list(ref[:14]): drawn(browser, lay)[1] == want,
+                         timeout=10, what="the take-back's blink to end")
                 assert_counts(browser, layout, ref, "select")
                 continue
             seed[0] = (seed[0] * 1103515245 + 12345) & 0x3FFFFFFF
