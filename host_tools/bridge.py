@@ -146,7 +146,7 @@ class Bridge:
             cmd = line.decode().split()
             if cmd and cmd[0] == "IDLE":
                 st[1] = float(cmd[1])
-                if self._in_flight():  # it has something to read first
+                if self._in_flight() or self._master is None:  # something to read first, or a reset to see
                     st[1] = None
                     self._watcher_say(sock, "NOW")
             elif cmd and cmd[0] == "NOW":
