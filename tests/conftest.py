@@ -10,7 +10,7 @@ from mp_builds import build  # noqa: E402,F401 - the fixture of tests/mp_builds.
 
 
 # `make test` runs a sample of every exhaustive sweep; the sweeps themselves are
-# marked `long` and run with --long (`make test-long`, docs/DEVELOPING.md).
+# marked `long` and run with --long (`make test-long`, mk/test_long.mk).
 def pytest_addoption(parser):
     parser.addoption("--long", action="store_true",
                      help="also run the exhaustive sweeps marked `long` (make test-long)")
