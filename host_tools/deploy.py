@@ -794,7 +794,7 @@ def _last_running(data):
 
 
 CONFIRMED_RE = re.compile(rb"main: (?:confirmed slot|healthy \()")
-SAFE_RE = re.compile(rb"main: SAFE STATE: ([^\r\n]*)")
+SAFE_RE = re.compile(rb"main: SAFE STATE: ([^\r\n]*)[\r\n]")  # a whole line (it may come in pieces)
 
 
 def reset_and_watch(board, timeout, rep=None, reset=True, quiet_seconds=None, settle_seconds=2.0):
