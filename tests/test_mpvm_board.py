@@ -172,8 +172,10 @@ def run_vm(build, variant, profile):
     return json.loads(line[7:])
 
 
-@pytest.mark.parametrize("variant,profile", [("kalah", "pico_buttons"), ("ranok", "pico_hall"),
-                                             ("oware", "esp32")])
+# kalah in make test; the long matches (ranok, oware: 20-30 s each) in make test-long
+@pytest.mark.parametrize("variant,profile", [("kalah", "pico_buttons"),
+                                             pytest.param("ranok", "pico_hall", marks=pytest.mark.long),
+                                             pytest.param("oware", "esp32", marks=pytest.mark.long)])
 @BUILDS
 def test_whole_game_against_master_in_the_micropython_vm(build, variant, profile):
     r = run_vm(build, variant, profile)

@@ -101,7 +101,9 @@ def test_a_whole_game_by_clicks_counts_checked_and_a_reload_resumes(site):  # no
                     if ref[SIDE] == 0:
                         break
                 wait_mode(browser, layout, ("select",))
-                time.sleep(1.6)  # the changed pits blink white for 1.5 s
+                # the changed pits blink white for 1.5 s: wait it out on the page
+                wait_for(lambda lay=layout, want=list(ref[:14]): drawn(browser, lay)[1] == want,
+                         timeout=10, what="the take-back's blink to end")
                 assert_counts(browser, layout, ref, "select")
                 continue
             seed[0] = (seed[0] * 1103515245 + 12345) & 0x3FFFFFFF
@@ -204,9 +206,11 @@ def test_touch_a_pit_and_two_fingers_take_back(site):  # noqa: F811
     _touch(browser, "touchEnd", [])
     settle(browser)
     wait_mode(browser, layout, ("select",))
-    time.sleep(1.6)  # the changed pit blinks white for 1.5 s
+    # the changed pit blinks white for 1.5 s: wait it out on the page
+    want = ("select", [3] * 6 + [0] + [3] * 6 + [0])
+    wait_for(lambda: drawn(browser, layout)[:2] == want, timeout=10, what="the take-back's blink to end")
     mode, counts, _ = drawn(browser, layout)
-    assert (mode, counts) == ("select", [3] * 6 + [0] + [3] * 6 + [0])
+    assert (mode, counts) == want
 
 
 def test_a_battery_build_shows_its_cell_the_warning_and_idles(site):  # noqa: F811
