@@ -43,7 +43,8 @@ def test_a_four_game_session_fits_the_board(name):
                                  r["peak"] // 1024, r["free_at_peak"] // 1024, r["tightest"]))
 
 
-@pytest.mark.parametrize("name", ["esp32", "pico_buttons"])
+# esp32, the tightest heap, in make test; the Pico's in make test-long
+@pytest.mark.parametrize("name", ["esp32", pytest.param("pico_buttons", marks=pytest.mark.long)])
 def test_the_largest_table_profile_check_accepts_is_the_largest_that_fits(name):
     mcu = profiles.load(name)["mcu"]
     most = TT_BITS_MAX[mcu]

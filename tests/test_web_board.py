@@ -4,6 +4,7 @@ checked against the rules core after every move, a reload resumes the game."""
 
 import time
 
+import pytest
 from web_helpers import click_pit, drawn, load, settle, site, wait_for  # noqa: F401
 
 from mancala.rules import MASK, SIDE, get_rules
@@ -49,6 +50,8 @@ def assert_counts(browser, layout, ref, mode_expected=None):
         assert counts == list(ref[:14]), (mode, counts, list(ref[:14]))
 
 
+@pytest.mark.long  # 38 s of clicks on the browser's real clock: make test-long; make
+# test keeps the browser's other tests (a build's keys and counts, touch, a battery)
 def test_a_whole_game_by_clicks_counts_checked_and_a_reload_resumes(site):  # noqa: F811
     url, browser = site
     layout = load(browser, url + "?fresh&variant=kalah3&level=beginner&coaching=off")
