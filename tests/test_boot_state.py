@@ -112,8 +112,8 @@ def test_wrong_typed_fields_on_trial_still_count_and_fall_back(board, tmp_path):
     src2 = make_app(tmp_path / "2", "2.0", behaviour="hangs")
     deploy_ok(board, src1)
     msg, _r = deploy_fails(board, src2, max_boots=1)
-    write_state(board.port, '{"active": "b", "previous": "a", "trial": true, "boots": "1", "max_boots": null, "trial_ms": 2000}')
-    o = deploy.start_board(board.port, timeout=20)  # 3 starts of 2 s, each ended by the deadman, then back to a
+    write_state(board.port, '{"active": "b", "previous": "a", "trial": true, "boots": "1", "max_boots": null, "trial_ms": 1000}')
+    o = deploy.start_board(board.port, timeout=20)  # 3 starts of 1 s, each ended by the deadman, then back to a
     assert o["running"] == (built_version(src1), "a")
     st = state_of(board)
     assert st["fell_back_from"] == "b" and st["reason"].startswith("failed its trial 3 times")
