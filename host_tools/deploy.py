@@ -291,9 +291,12 @@ def find_port(port=None):
     found = [p.device for p in sorted(serial.tools.list_ports.comports())
              if p.vid is not None and p.vid in KNOWN_VIDS]
     if not found:
-        raise DeployError("no board found: plug the board in over USB, or give PORT=/dev/ttyACM0")
+        # both spellings: this runs as `mancala deploy` (--port) and `make deploy` (PORT=)
+        raise DeployError("no board found: plug the board in over USB, or name its port: "
+                          "--port /dev/ttyACM0 (make deploy PORT=/dev/ttyACM0)")
     if len(found) > 1:
-        raise DeployError("several boards found (%s): choose one with PORT=" % ", ".join(found))
+        raise DeployError("several boards found (%s): choose one with --port (make: PORT=)"
+                          % ", ".join(found))
     return found[0]
 
 

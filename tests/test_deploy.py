@@ -168,6 +168,8 @@ def test_errors_no_board(monkeypatch, capsys):
     assert deploy.deploy_main([]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: no board found") and err.count("\n") == 1
+    # a CLI user is told the CLI's option, a make user make's (issue 26: "give PORT=")
+    assert "--port /dev/ttyACM0 (make deploy PORT=/dev/ttyACM0)" in err
     assert deploy.deploy_main(["--port", "/dev/nonexistent-board"]) == 1
     assert "no board found at /dev/nonexistent-board" in capsys.readouterr().err
 
@@ -299,4 +301,5 @@ def test_error_several_boards(monkeypatch, capsys):
         Port("/dev/ttyACM0", 0x2E8A), Port("/dev/ttyUSB0", 0x303A), Port("/dev/ttyS0", None)])
     assert deploy.deploy_main([]) == 1
     err = capsys.readouterr().err
-    assert err == "error: several boards found (/dev/ttyACM0, /dev/ttyUSB0): choose one with PORT=\n"
+    assert err == ("error: several boards found (/dev/ttyACM0, /dev/ttyUSB0): choose one with "
+                   "--port (make: PORT=)\n")
