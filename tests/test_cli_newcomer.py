@@ -45,12 +45,19 @@ def test_deep_perft_shows_progress(capsys, monkeypatch):
     assert len(lines) == 6 and lines[-1].startswith("perft: 6 of 6 first moves counted")
 
 
+def interruptible():
+    """Ctrl-C's signal as a terminal gives it, in the child (a suite started in the
+    background of a script inherits SIGINT ignored: Python then never interrupts)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_in_a_match_is_one_line():
     """Ctrl-C (the terminal's: the whole process group) during a two-worker match
     printed each worker's traceback ("Process ForkPoolWorker-1:")."""
     p = subprocess.Popen([sys.executable, "-m", "host_tools.cli", "match", "nodes:300",
                           "nodes:300", "--games", "40", "--workers", "2"], cwd=ROOT,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                         preexec_fn=interruptible)
     for _ in range(2):  # the progress bar's second line: a game is done, the workers work
         assert p.stderr.readline().startswith(b"[")
     os.killpg(p.pid, signal.SIGINT)

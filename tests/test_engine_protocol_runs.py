@@ -21,9 +21,17 @@ PIPED = (b"position kalah moves 3 1\ngo nodes 2150\ngrade 2\nhint\n"
          b"position oware 4,4,4,4,4,4,0,4,4,4,4,4,4,0 N\ngo nodes 500\nquit\n")
 
 
+def interruptible():
+    """In the child, before Python starts: Ctrl-C's signal as a terminal gives it.  A
+    suite started in the background of a script (`make test &`) inherits SIGINT
+    ignored, and Python then installs no KeyboardInterrupt for it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start(n):
     return [subprocess.Popen(COMMAND, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE) for _ in range(n)]
+                             stderr=subprocess.PIPE, preexec_fn=interruptible)
+            for _ in range(n)]
 
 
 def results(procs, stdin=None):
