@@ -36,7 +36,7 @@ seed_type = int_type("--seed", 0, MAX_SEED)
 # players
 
 def parse_player(text):
-    """'master' | 'nodes:N' | 'N' | 'openspiel-mcts:SIMS' -> (kind, value); an engine's
+    """'master' | 'master:N' (Master at N nodes) | 'nodes:N' | 'N' | 'openspiel-mcts:SIMS' -> (kind, value); an engine's
     player may add '+tables[:DIR]' (endgame tables) and '+book[:FILE]' (the opening
     book, default firmware/tables/VARIANT.book: Master's searches only)."""
     t = text.strip().lower()
@@ -54,13 +54,16 @@ def parse_player(text):
         return (kind + "+tables", (value, where.lstrip(":") or "build/tables"))
     if t in LEVELS:
         return ("level", t)
+    if t.startswith("master:"):  # Master (book, tables, its search) at a chip's budget
+        return ("master", bounded("the nodes of player " + printable(text),
+                                  t.split(":", 1)[1], 1, MAX_NODES))
     if t.startswith("openspiel-mcts:"):
         return ("mcts", bounded("the simulations of " + printable(text),
                                 t.split(":", 1)[1], 1, MAX_SIMS))
     if t.startswith("nodes:") or t[:1].isdigit() or t[:1] in "+-":
         return ("nodes", bounded("the nodes of player " + printable(text),
                                  t[6:] if t.startswith("nodes:") else t, 1, MAX_NODES))
-    raise UsageError("unknown player %r (a level %s, nodes:N, or openspiel-mcts:SIMS)"
+    raise UsageError("unknown player %r (a level %s, master:N, nodes:N, or openspiel-mcts:SIMS)"
                      % (printable(text), "/".join(LEVELS)))
 
 
@@ -109,6 +112,8 @@ class EnginePlayer:
     def move(self, game, history):
         if self.kind == "level":
             return self.engine.search(game.pos, level=self.value)
+        if self.kind == "master":  # as a native board's Master: its book, its budget
+            return self.engine.search(game.pos, level="master", nodes=self.value)
         return self.engine.search(game.pos, nodes=self.value)
 
 

@@ -238,6 +238,25 @@ def test_match_plays_master_with_the_book():
     assert r[1] == 1.0
 
 
+def test_match_plays_master_at_a_chips_budget():
+    # master:N is the board's Master on a native chip: its book, its level, N nodes
+    from host_tools.engine_cli import EnginePlayer, parse_player
+    from mancala.game import Game
+
+    assert parse_player("master:3000+book") == ("master+book", (3000, ""))
+    rules = get_rules("kalah")
+    game = Game(rules)
+    p = EnginePlayer(rules, parse_player("master:3000+book"), 1)
+    pit = p.move(game, [])
+    assert p.engine.book_hit and pit == p.engine.book_move(game.pos)
+    game.play(pit)
+    while game.side == 0 and not game.over:  # the book's first move may give a turn
+        game.play(p.move(game, []))
+    plain = EnginePlayer(rules, parse_player("master:3000"), 1)
+    plain.move(game, [])
+    assert not plain.engine.book_hit and plain.engine.nodes >= 3000 > 2150
+
+
 VM_CODE = """
 import gc
 from mancala.book import open_book
