@@ -14,12 +14,15 @@ Interactive keys (the board seen from South):
   with --battery MV (the battery option, hardware/battery.md): - / + lower / raise
   the simulated cell by 50 mV, p plugs USB in or out.
   The line under the board says what the board waits for.
-  The game is kept in sim_state/ (delete it, or --fresh, to start over); --variant,
-  --level and --two choose a new game's settings: with a game in progress they
-  need --fresh.  If the simulator is killed (kill -9) the terminal is left without
-  echo: type `stty sane` (or `reset`) and Enter.
+  The game is kept in sim_state/: the next `make play` goes on with it.  --variant,
+  --level and --two ask for a new game and start it at once (no menu); while another
+  game, puzzle or lesson is under way they are refused with a word, and --fresh
+  drops that (the puzzles' progress is kept).  --fresh alone: the menu, with the
+  settings forgotten.  If the simulator is killed (kill -9) the terminal is left
+  without echo: type `stty sane` (or `reset`) and Enter.
 
-Headless script, one command per line ('#' comments):
+Headless script, one command per line ('#' comments); it starts where the board
+boots (the menu, or with --state the game saved there) and presses the keys itself:
   tap PIT [MS] | press PIT | release PIT | hold PIT [MS] | chord PIT PIT.. [MS]
   wait MS | until MODE[,MODE..] [MS] | sow (carry out the guided sowing) | quit
   battery MV (the simulated cell, with --battery; 4700: on USB)
@@ -85,37 +88,107 @@ def _settings(fs, args):
     st.save("settings.json", s)
 
 
-def check_saved_game(fs, args):
-    """--variant/--level/--two choose a new game: refuse them (one line) when a
-    different game is in progress, instead of silently playing the saved one."""
+def _under_way(fs):
+    """What the saved /data holds under way: ("game", Game, level), ("puzzle" or
+    "course", variant, number), or None (nothing, or a finished game)."""
+    from mancala import puzzles as PZ
     from mancala.hw import storage as S
     from mancala.notation import parse_record
 
-    status, g = S.Storage(fs).load("game.json")
+    st = S.Storage(fs)
+    status, s = st.load("settings.json")
+    if status == S.OK and isinstance(s, dict) and s.get("play"):  # the board resumes it
+        prog = PZ.load_progress(st)
+        if prog.get("mode") in ("puzzle", "course"):
+            return prog["mode"], str(prog.get("variant")), prog.get("number", 0)
+    status, g = st.load("game.json")
     if status != S.OK:
-        return
+        return None
     try:
         game = parse_record(g["record"])
         level = int(g["level"])
     except Exception:  # noqa: BLE001 - the board itself reports a damaged file
-        return
-    if game.over:
+        return None
+    return None if game.over else ("game", game, level)
+
+
+def _wanted_level(args):
+    return 0 if args.two else LEVEL_NAMES.index(args.level) if args.level else None
+
+
+def check_saved_game(fs, args):
+    """--variant/--level/--two choose a new game: refuse them (one line) when a
+    different game, puzzle or lesson is under way, instead of silently playing the
+    saved one (or switching a kalah puzzle under way to oware)."""
+    what = _under_way(fs)
+    if what is None:
         return
     clash = []
-    if args.variant and args.variant != game.rules.id:
-        clash.append("--variant %s (the game is %s)" % (args.variant, game.rules.id))
-    want = 0 if args.two else LEVEL_NAMES.index(args.level) if args.level else None
-    if want is not None and want != level:
-        clash.append("%s (the game is against %s)" % (
-            "--two" if args.two else "--level " + args.level,
-            "a person" if level == 0 else "the computer at " + LEVEL_NAMES[level]))
+    want = _wanted_level(args)
+    if what[0] == "game":
+        game, level = what[1], what[2]
+        if args.variant and args.variant != game.rules.id:
+            clash.append("--variant %s (the game is %s)" % (args.variant, game.rules.id))
+        if want is not None and want != level:
+            clash.append("%s (the game is against %s)" % (
+                "--two" if args.two else "--level " + args.level,
+                "a person" if level == 0 else "the computer at " + LEVEL_NAMES[level]))
+        under_way = "a game is in progress (%d moves)" % game.ply
+    else:
+        from mancala.modes.trainer import base_variant
+
+        kind, variant, number = what
+        if args.variant and base_variant(args.variant) != variant:
+            clash.append("--variant %s (the %s is %s)" % (args.variant, kind, variant))
+        if want is not None:  # a puzzle has no opponent: the flag means "play a game"
+            clash.append("--two" if args.two else "--level " + args.level)
+        under_way = "a %s %s is under way (%s %d)" % (
+            variant, "puzzle" if kind == "puzzle" else "lesson of the course",
+            "puzzle" if kind == "puzzle" else "lesson", number)
     if clash:
-        raise SimError("%s: a game is in progress (%d moves); %s apply to a new game: add "
-                       "--fresh to start one, or leave them out to go on"
-                       % (args.state, game.ply, ", ".join(clash)))
+        raise SimError("%s: %s; %s %s to a new game: add --fresh to start one (%s), or "
+                       "leave %s out to go on" % (
+                           args.state, under_way, ", ".join(clash),
+                           "apply" if len(clash) > 1 else "applies",
+                           "the game under way is dropped" if what[0] == "game" else
+                           "the puzzles' and lessons' progress is kept",
+                           "them" if len(clash) > 1 else "it"))
 
 
-def make_board(args, clock=None, log=None):
+def wants_new_game(args):
+    """--variant, --level or --two: the person asked for that game."""
+    return bool(args.variant or args.level or args.two)
+
+
+def start_new_game(fs, args):
+    """Start the game the flags ask for at once, as the menu's North store would:
+    the board boots into it (a game.json as the menu's new game saves it), not into
+    the menu where one more key had to be found."""
+    import random
+
+    from mancala.game import Game
+    from mancala.hw import storage as S
+    from mancala.notation import format_record
+    from mancala.rules import get_rules
+
+    st = S.Storage(fs)
+    s = st.load("settings.json")[1]  # (_settings wrote it: the flags and the defaults)
+    rules = get_rules(s["variant"])
+    side = s["starter"] if s["starter"] < 2 else random.randrange(2)  # "by lot"
+    opp = s["opponent"]
+    number = st.next_game_number(0)
+    st.save("game.json", {"record": format_record(Game(rules, rules.start(side))),
+                          "number": number, "human": 3 if opp == 0 else 1, "level": opp,
+                          "hints": s["hints"]})
+    if s.get("play"):  # a game, not the puzzles: what the flags asked for
+        s["play"] = 0
+        st.save("settings.json", s)
+
+
+def make_board(args, clock=None, log=None, start_now=False):
+    """The board on fake pins with args' settings.  start_now (the interactive
+    simulator): --variant/--level/--two with nothing under way start that game at
+    once (a script presses the keys itself, from the board's boot)."""
     from host_tools.fakes.board import SimBoard
     from host_tools.fakes.memfs import MemFs
     from mancala.hw.storage import OsFs
@@ -136,6 +209,8 @@ def make_board(args, clock=None, log=None):
     else:
         fs = MemFs()
     _settings(fs, args)
+    if start_now and wants_new_game(args) and _under_way(fs) is None:
+        start_new_game(fs, args)
     profile = args.profile
     mv = getattr(args, "battery", None)
     if mv is not None:  # the battery option (hardware/battery.md) on this Pico build
@@ -719,7 +794,7 @@ def interactive(args):
 
     tablebase.install_into(args.state, tablebase.platform_of(load_profile(args.profile)["mcu"]),
                            os.path.join(ROOT, tablebase.TABLES_DIR))
-    board = make_board(args, clock=clock, log=log)
+    board = make_board(args, clock=clock, log=log, start_now=True)
     fd = sys.stdin.fileno()
     old = termios.tcgetattr(fd)
     tty.setcbreak(fd)
@@ -824,7 +899,8 @@ def parse_args(argv=None):
     ap.add_argument("--seed", type=_seed, default=1)
     ap.add_argument("--state", default=None,
                     help="folder keeping /data (interactive default: sim_state/)")
-    ap.add_argument("--fresh", action="store_true", help="forget the saved game and settings")
+    ap.add_argument("--fresh", action="store_true", help="drop the game under way and forget the settings (the puzzles' "
+                    "progress is kept); with --variant/--level/--two that game starts")
     ap.add_argument("--strict", action="store_true", help="raise on a firmware error")
     ap.add_argument("--headless", metavar="SCRIPT", nargs="?", const="-",
                     help="run a script (file, or - for stdin); JSON frames on stdout")
