@@ -419,175 +419,12 @@ def key_to_press(ch):
     return pits, hold
 
 
-MENU_VALUES = {
-    "variant": ("ranok", "mangala", "kalah", "oware", "kalah 3 seeds", "kalah 6 seeds"),
-    "opponent": ("a person", "beginner", "amateur", "strong", "master"),
-    "starter": ("South", "North", "by lot"),
-    "coaching": ("off", "on"),
-    "hints": ("0", "1", "2", "3", "5", "9"),
-    "brightness": ("lowest", "low", "high", "highest"),
-    "quick": ("guided", "quick"),
-    "play": ("a game", "puzzles", "the course"),
-    "idle": ("never", "2 min", "5 min", "10 min", "20 min", "60 min"),
-}
-MENU_LABELS = {"variant": "variant", "opponent": "opponent", "starter": "who starts",
-               "coaching": "coaching", "hints": "hints", "brightness": "brightness",
-               "quick": "sowing", "play": "play", "idle": "idle"}
-
-
-def _trainer_lines(app, name):
-    """A puzzle or a lesson (modes/trainer.py): its stage in words."""
-    from mancala.modes import MODES
-    from mancala.modes import trainer as T
-
-    m = MODES[app.mode]
-    what = "puzzle %d of %d" % (m.number, m.total) if name == "puzzle" else \
-        "lesson %d of %d: %s" % (m.number, m.total, m.lesson.title if m.lesson else "")
-    lines = ["%s (%s), %s" % (what, m.variant, "score %d" % m.score())]
-    if m.stage == T.SETUP:
-        todo = [PIT_KEYS[i] for i in range(14) if m.need() >> i & 1 and not m.confirmed >> i & 1]
-        lines.append("set up: put the blinking counts in and press each pit's key (%s)"
-                     % " ".join(todo))
-    elif m.stage == T.PLAY:
-        lines.append("your move: press a glowing pit's key (%s)" % " ".join(
-            PIT_KEYS[k] for k in range(6) if m.offered() >> k & 1))
-    elif m.stage == T.SOWING:
-        lines.append("sow: drop one stone into the white pit %s and press its key"
-                     % _key_of(m.path[m.sow_i]))
-    else:
-        lines.append("%s; any key goes on%s" % (
-            "right" if m.right else "wrong: the refutation blinks" if name == "puzzle"
-            else "wrong: the green pits would have done it",
-            "" if m.right or name != "puzzle" else ", ` skips the puzzle"))
-    lines.append("m (hold both stores) for the menu")
-    return lines
-
-
-# The coach's grades as a sentence says them ("the move S3 was a blunder").
-GRADE_WORDS = ("the best move", "an excellent move", "a good move", "an inaccuracy",
-               "a mistake", "a blunder")
-
-
-def stones(n):
-    return "1 stone" if n == 1 else "%d stones" % n
-
-
-def _key_of(i):
-    return "%s (%s)" % (PIT_NAMES[i], PIT_KEYS[i])
-
-
 def explain(board):
-    """What the board waits for, in words: the lines under the drawn board."""
-    from mancala import app as A
-    from mancala.game import END_AGREEMENT, END_REPETITION
-    from mancala.rules import SIDE
+    """What the board waits for, in words: the lines under the drawn board (the
+    page's panel says the same, with clicks for keys: mancala/words.py)."""
+    from mancala import words
 
-    app = board.app
-    mode = getattr(app, "mode", A.ERROR)
-    if mode == A.ERROR or not hasattr(app, "px"):
-        return ["the board cannot start: its profile is not usable (see above)"]
-    if mode == A.BOOT:
-        return ["starting: a blink code is shown (any pit skips it)"]
-    if mode == A.SENSOR_TEST:
-        return ["sensor test: a pit lights white while pressed, red if stuck; "
-                "hold both stores (m) to leave"]
-    if mode == A.LED_TEST:
-        return ["LED test: red, green, blue, white, then pit k shows k stones"]
-    if mode == A.MENU:
-        back = "; m goes back to the game" if app.game is not None and not app.game.over else ""
-        lines = ["MENU: a South key picks a setting (a..h, j), a North key its value "
-                 "(q..y), ` starts a new game" + back]
-        items = []
-        for k, (key, pit, _) in enumerate(A.ITEMS):
-            c = app.choice(key)
-            vals = MENU_VALUES[key]
-            items.append("%s%s %s: %s" % (">" if k == app.item else " ", PIT_KEYS[pit],
-                                          MENU_LABELS[key], vals[c] if 0 <= c < len(vals)
-                                          else "?"))
-        lines.append("  ".join(items[:4]))  # two lines: an 80-column terminal keeps them
-        lines.append("  ".join(items[4:8]))
-        if items[8:]:
-            lines.append("  ".join(items[8:]))
-        key = A.ITEMS[app.item][0]
-        vals = MENU_VALUES[key][:app.choices(key)]
-        lines.append("%s: " % MENU_LABELS[key] + "  ".join(
-            "%s=%s%s" % (PIT_KEYS[7 + c], v, "*" if c == app.choice(key) else "")
-            for c, v in enumerate(vals)))
-        return lines
-    if A.MODE_NAMES[mode] in ("puzzle", "course"):
-        return _trainer_lines(app, A.MODE_NAMES[mode])
-    g = app.game
-    if g is None:
-        return ["no game: hold both stores (m) for the menu"]
-    who = ("South", "North")
-    side = g.side
-    lines = []
-    if mode == A.SELECT:
-        keys = " ".join(PIT_KEYS[side * 7 + k] for k in range(6) if g.pos[15] >> k & 1)
-        lines.append("%s to move: press a glowing pit's key (%s)" % (who[side], keys))
-        if app.hinting:
-            lines.append("the coach looks for a hint...")
-        elif app.hint_pit >= 0:
-            lines.append("hint: play %s" % _key_of(app.hint_pit))
-        if app.meta["hints"]:
-            lines.append("u takes back, i asks for a hint (%d left), m menu"
-                         % app.meta["hints"])
-        else:  # i flashes red then: say why, and where more are set
-            lines.append("u takes back, m menu; no hints left in this game (the menu's S5 "
-                         "sets how many a game has)")
-    elif mode == A.SOW:
-        t = app.sow_path[app.sow_i]
-        left = app.sow_n - app.sow_i
-        if app.settings["quick"]:
-            lines.append("quick mode: the board sows by itself (%s left)" % stones(left))
-        else:
-            lines.append("sow: drop one stone into the white pit %s and press its key "
-                         "(%s in hand)" % (_key_of(t), stones(left)))
-        lines.append("u takes the move back")
-    elif mode == A.THINK:
-        lines.append("the computer (%s) is thinking... press a store (` or j) to make it "
-                     "move now" % who[side])
-    elif mode == A.SHOW:
-        p = app.sow_side * 7 + app.sow_pit
-        lines.append("the computer plays %s: take the blinking pit's stones and press its "
-                     "key" % _key_of(p))
-    elif mode == A.ANIM:
-        f = app.flags
-        from mancala.rules import CAPTURED, EXTRA, OVER
-
-        if f & OVER:
-            lines.append("the last stones go to the stores")
-        elif f >= CAPTURED:
-            lines.append("capture: put the flashing pits' stones into %s's store"
-                         % who[app.anim_side])
-        elif f & EXTRA:
-            lines.append("extra turn: %s moves again" % who[app.anim_side])
-        else:
-            lines.append("...")
-        if app.grading:
-            lines.append("the coach grades the move...")
-    elif mode == A.GRADE:
-        g0, loss, _ = app.grade
-        lines.append("coach: the move %s%d was %s%s (a key goes on)" % (
-            "SN"[app.before[SIDE]], app.sow_pit + 1,
-            GRADE_WORDS[g0], " (%s lost)" % stones(loss) if loss else ""))
-    elif mode == A.BLUNDER:
-        th = app.grade[2]
-        mover = app.before[SIDE]
-        lines.append("blunder%s%s: your store (%s) takes the move back, any pit keeps it" % (
-            " (%s)" % stones(app.grade[1]) if app.grade[1] else "",
-            ", the red pit %s is the threat" % PIT_NAMES[(mover ^ 1) * 7 + th]
-            if th >= 0 else "", PIT_KEYS[mover * 7 + 6]))
-    elif mode == A.OVER_:
-        s, n = g.pos[6], g.pos[13]
-        w = g.winner()
-        how = {END_REPETITION: " (repetition)", END_AGREEMENT: " (agreement)"}.get(g.end, "")
-        result = "a draw" if w == -1 else "%s wins" % who[w]
-        lines.append("game over%s: %s, %d-%d; any pit for the menu" % (how, result, s, n))
-    if app.blink_mask:
-        lines.append("white blinking pits: their counts changed; put the stones back as "
-                     "the counts show")
-    return lines
+    return words.explain(board.app, words.TERMINAL)
 
 
 def _colour(buf, order, j, lift):
@@ -616,16 +453,11 @@ def _dots(buf, order, first, n, lift):
 
 def _label(board, i):
     """A pit's label: the stones in it (the firmware's counts, not the glows of the
-    LEDs); nothing outside a game."""
-    from mancala import app as A
+    LEDs); nothing outside a game (in the menu the lines under the board name the
+    items and their values)."""
+    from mancala import words
 
-    app = board.app
-    mode = app.mode
-    if mode == A.MENU:
-        return ""  # the lines under the board name the items and their values
-    if app.game is None or not A.SELECT <= mode <= A.OVER_:
-        return ""
-    return str(app.shown[i])
+    return words.counts(board.app)[i]
 
 
 CELL = 12  # columns per pit

@@ -14,18 +14,6 @@ const SVGNS = "http://www.w3.org/2000/svg";
 const PROFILES = ["pico_buttons", "pico_hall", "esp32", "pico_cheap", "pico_buttons+battery", "pico_cheap+battery"];
 const KEYS_S = "asdfgh";
 const KEYS_N = "ytrewq"; // N1..N6 (N1 on the right, facing S6)
-const HINTS = {
-  boot: "the board is starting",
-  menu: "menu: a South pit or the South store picks a setting, a North pit its value; the North store starts the game",
-  select: "choose a lit pit of the side to move",
-  sow: "sowing: put one stone in the white pit (click it)",
-  think: "the computer is thinking (a store: move now)",
-  show: "the computer's pit blinks: take its stones (click it)",
-  anim: "", grade: "the coach grades the move (any pit goes on)",
-  blunder: "a blunder: the red pit is the threat; the mover's store takes it back, any pit goes on",
-  over: "game over: any pit for the menu",
-  sensor_test: "sensor test: hold both stores to leave", led_test: "LED test", error: "firmware error",
-};
 
 const stats = { loadMs: null, vmLoadMs: null, bootMs: null, clicks: [], frames: 0, stepMs: 0,
   steps: 0 };
@@ -44,8 +32,15 @@ if (params.has("fresh")) { // forget this build's board once; a reload then resu
 
 const $ = (id) => document.getElementById(id);
 const logBox = $("console");
+// the firmware's notes a newcomer reads as errors, and what they mean on this page
+const NOTES = [
+  [/^tables: no \/tables\/\S+; playing on without it/m,
+    "  (not an error: this page carries no endgame tables, built by `make tablebase` for a " +
+    "board; the computer plays on by its search, as a board that was not sent them)"],
+];
 function logLine(s) {
   if (!s) return;
+  for (const [re, note] of NOTES) if (re.test(s)) s = s.replace(re, (m) => m + "\n" + note);
   logBox.textContent += s + "\n";
   const lines = logBox.textContent.split("\n");
   if (lines.length > 200) logBox.textContent = lines.slice(-200).join("\n");
@@ -134,7 +129,7 @@ function el(name, attrs, parent) {
   return e;
 }
 
-const ledEls = [], glowEls = [], countEls = [], hitEls = [];
+const ledEls = [], glowEls = [], countEls = [], menuEls = [], hitEls = [];
 function buildBoard(layout) {
   const pits = $("pits"), leds = $("leds"), glows = $("glows"), labels = $("labelsLayer"), hits = $("hits");
   for (const g of [pits, leds, glows, labels, hits]) g.replaceChildren();
@@ -158,6 +153,11 @@ function buildBoard(layout) {
     }
     const c = el("text", { x: cx, y: n === 1 ? cy + (store ? 40 : 28) : cy, class: "count", "data-pit": i }, labels);
     countEls[i] = c;
+    // in the menu: the setting a South pit picks (and its value), a value a North pit sets
+    const mw = el("text", { x: cx, y: store ? cy - 14 : cy - 8, class: "menuword", "data-pit": i }, labels);
+    el("tspan", { x: cx, dy: 0, class: "what" }, mw);
+    el("tspan", { x: cx, dy: 18, class: "value" }, mw);
+    menuEls[i] = mw;
     const hit = store
       ? el("rect", { x: cx - 62, y: cy - 185, width: 124, height: 370, rx: 60, class: "hit", "data-pit": i }, hits)
       : el("circle", { cx, cy, r: 62, class: "hit", "data-pit": i }, hits);
@@ -167,6 +167,8 @@ function buildBoard(layout) {
 }
 
 const rgbCache = [];
+const DIM = 90; // below this (of 255, brightness undone) an LED is a dim glow ...
+const DIM_SHOWN = 200; // ... drawn as a ring this bright
 function paint(layout, hex, scale) {
   // the chain's buffer through the profile's colour order, brightness level undone
   const [ro, go, bo] = layout.order;
@@ -185,15 +187,34 @@ function paint(layout, hex, scale) {
     const m = Math.max(r, g, b);
     if (m === 0) {
       e.setAttribute("fill", "#2a2520");
+      e.removeAttribute("stroke");
+      e.classList.remove("dim");
       glowEls[i].setAttribute("opacity", 0);
       continue;
     }
-    const R = Math.min(255, Math.round(r * boost)), G = Math.min(255, Math.round(g * boost)),
+    let R = Math.min(255, Math.round(r * boost)), G = Math.min(255, Math.round(g * boost)),
       B = Math.min(255, Math.round(b * boost));
+    const M = Math.max(R, G, B);
+    if (M < DIM) {
+      // a dim background ("you may play", the menu's values): on a screen it would be
+      // all but black, so it is drawn as a ring in its hue at a level the eye sees
+      // (the terminal draws it as a hollow dot the same way)
+      const k = DIM_SHOWN / Math.max(1, M);
+      const ring = "rgb(" + Math.min(255, Math.round(R * k)) + "," + Math.min(255, Math.round(G * k)) +
+        "," + Math.min(255, Math.round(B * k)) + ")";
+      e.setAttribute("fill", "#2a2520");
+      e.setAttribute("stroke", ring);
+      e.classList.add("dim");
+      glowEls[i].setAttribute("fill", ring);
+      glowEls[i].setAttribute("opacity", 0.35);
+      continue;
+    }
+    e.removeAttribute("stroke");
+    e.classList.remove("dim");
     const col = "rgb(" + R + "," + G + "," + B + ")";
     e.setAttribute("fill", col);
     glowEls[i].setAttribute("fill", col);
-    glowEls[i].setAttribute("opacity", Math.min(1, Math.max(R, G, B) / 255).toFixed(2));
+    glowEls[i].setAttribute("opacity", Math.min(1, M / 255).toFixed(2));
   }
 }
 
@@ -326,7 +347,6 @@ function run() {
         lastMode = mode;
         $("mode").textContent = mode;
         $("mode").dataset.mode = mode;
-        $("hint").textContent = HINTS[mode] || "";
         statusDue = 0;
       }
       if (fsv !== fsVersion) { // the firmware wrote /data: keep it across a reload
@@ -343,16 +363,8 @@ function run() {
     if (labelsStale && now >= labelsDue) { // the counts read back from the LEDs, not too often
       labelsStale = false;
       labelsDue = now + 150;
-      if (!$("labelsLayer").classList.contains("hidden")) {
-        const [counts] = JSON.parse(wb.decoded());
-        for (let i = 0; i < 14; i++) {
-          const c = counts[i];
-          countEls[i].textContent = c === null ? "?" : String(c);
-          countEls[i].classList.toggle("unknown", c === null);
-          countEls[i].dataset.count = c === null ? "" : String(c);
-        }
-        $("labelsLayer").dataset.frame = String(stats.frames);
-      }
+      showWords(JSON.parse(wb.words()));
+      $("labelsLayer").dataset.frame = String(stats.frames);
     }
     if (now >= statusDue) {
       statusDue = now + 500;
@@ -366,6 +378,43 @@ function run() {
       showPower(JSON.parse(wb.power()));
     }
     setTimeout(tick, 8);
+  }
+
+  let lastLines = "", lastEvent = "";
+  function showWords(w) { // mancala/words.py: the terminal's lines, with clicks for keys
+    const text = w.lines.join("\n");
+    if (text !== lastLines) {
+      lastLines = text;
+      $("words").replaceChildren(...w.lines.map((ln) => {
+        const d = document.createElement("div");
+        d.textContent = ln;
+        return d;
+      }));
+    }
+    if (w.event && w.event !== lastEvent) { // the computer's move, a grade, the result
+      const li = document.createElement("li");
+      li.textContent = w.event;
+      $("events").prepend(li);
+      while ($("events").children.length > 8) $("events").lastChild.remove();
+    }
+    lastEvent = w.event;
+    const items = {}, values = {};
+    if (w.menu) {
+      for (const [pit, what, value, on] of w.menu.items) {
+        if (!(pit in items) || on) items[pit] = [what, value, on]; // a shared pit: the chosen item
+      }
+      for (const [pit, value, on] of w.menu.values) values[pit] = [value, on];
+    }
+    for (let i = 0; i < 14; i++) {
+      countEls[i].textContent = w.counts[i];
+      countEls[i].dataset.count = w.counts[i];
+      const [what, value] = menuEls[i].children;
+      const it = items[i], v = values[i];
+      what.textContent = it ? it[0] : v ? v[0] : "";
+      value.textContent = it ? it[1] : v && v[1] ? "chosen" : "";
+      menuEls[i].classList.toggle("on", !!(it ? it[2] : v && v[1]));
+      menuEls[i].dataset.word = it ? it[0] + ": " + it[1] : v ? v[0] : "";
+    }
   }
 
   function showPower(p) { // the idle state and the simulated cell (mancala/idle.py)

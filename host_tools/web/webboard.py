@@ -247,6 +247,22 @@ class WebBoard:
         """[counts, backgrounds] read back from the pixel buffer (the terminal's labels)."""
         return json.dumps(self.board.decoded())
 
+    def words(self):
+        """What the board waits for, in words, and the pits' labels: the terminal's
+        lines (mancala/words.py, computed here in the VM) with clicks for keys; the
+        stones the firmware counts (not the LEDs read back: in the menu they show
+        settings, in a blink nothing); in the menu, each item's and value's name."""
+        from mancala import words as W
+
+        app = self.app
+        out = {"lines": W.explain(app, W.PAGE), "counts": W.counts(app), "menu": None,
+               "event": W.event(app)}
+        if getattr(app, "mode", A.ERROR) == A.MENU:
+            items, values = W.menu_items(app, W.PAGE)
+            out["menu"] = {"items": [list(t) for t in items],
+                           "values": [list(t) for t in values]}
+        return json.dumps(out)
+
     def status(self):
         """The game as the firmware holds it, for the page's side panel."""
         app = self.app
