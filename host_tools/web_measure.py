@@ -120,9 +120,9 @@ def _with_saved(browser, url, profile, files):
     return _load(browser, url + "?profile=%s" % profile)
 
 
-def shots(browser, url, folder):
-    """The screenshots of docs/WEB.md: the board at the start, during the computer's
-    move, at game over, the one-LED build; and a report."""
+def shots(browser, url, folder, only_board=False):
+    """The screenshots of docs/WEB.md: the menu, the board at the start, during the
+    computer's move, at game over, the one-LED build; and a report."""
     os.makedirs(folder, exist_ok=True)
     browser.driver.set_window_size(1100, 900)
 
@@ -138,20 +138,36 @@ def shots(browser, url, folder):
         shot(name)
 
     rec = "kalah3 5 4 3 3 4 4 2 5 1 4 2 5 4 1 3 6 5 5 6 3 4 6 5 3 4 6 6 2 5 5 6"
+    # the menu: each item and its value on the pits, the chosen item's values in words
+    _load(browser, url + "?profile=pico_buttons&fresh&variant=kalah&level=master")
+    _wait_mode(browser, ("menu",))
+    _click(browser, 1)  # the opponent item: its values on the North row
+    time.sleep(0.3)
+    shot("web-menu.png")
     # the start of a kalah game, South to move
     saved_shot("web-start.png", "pico_buttons", "kalah", 4, "select")
     # the computer (master) thinks, then shows its move: its pit blinks in its colour
     saved_shot("web-computer-thinks.png", "pico_buttons", "kalah 3 6", 4, "think", 0.4)
     _wait_mode(browser, ("show",))
-    for _ in range(20):  # the blink's lit phase
-        if browser.js("return document.querySelector('#labelsLayer .count.unknown') !== null"):
+    from mancala.hw.pixels import decode
+
+    layout = browser.js("return window.mancala.layout")
+    for _ in range(80):  # the blink's lit phase: the computer's pit in North's colour
+        flat = browser.js("const rgb = []; for (const e of document.querySelectorAll("
+                          "'#leds .led')) rgb[Number(e.dataset.i)] = e.dataset.rgb;"
+                          "return rgb.join(',')")
+        counts, bgs = decode(bytes(int(v) for v in flat.split(",")),
+                             [tuple(x) for x in layout["leds"]], (0, 1, 2, 3))
+        if any(counts[i] is None and bgs[i] == "north" for i in range(7, 13)):
             break
-        time.sleep(0.05)
+        time.sleep(0.03)
     shot("web-computer-move.png")
     # game over (a finished kalah3 game): the pits in the winner's colour, the stores' counts
     saved_shot("web-over.png", "pico_buttons", rec, 2, "over")
     # the one-LED build at the start
     saved_shot("web-one-led.png", "pico_cheap", "kalah", 4, "select")
+    if only_board:
+        return
     # a report of the finished game
     from host_tools import board_games, report
 

@@ -235,3 +235,50 @@ def test_a_battery_build_shows_its_cell_the_warning_and_idles(site):  # noqa: F8
     wait_for(lambda: browser.js(
         "return [...document.querySelectorAll('#leds .led')].filter("
         "e => (e.dataset.rgb || '0,0,0') !== '0,0,0').length") == 1, what="one LED lit")
+
+
+def _text(browser, css):
+    return browser.js("return [...document.querySelectorAll(arguments[0])].map("
+                      "e => e.textContent).join('\\n')", css)
+
+
+def _saved(browser, url, record, human, level, **settings):
+    from host_tools.web_measure import _saved_game
+
+    browser.js("localStorage.setItem('mancala-web:v1:pico_buttons', arguments[0])",
+               _saved_game(record, human, level, settings))
+    return load(browser, url + "?profile=pico_buttons")
+
+
+def test_the_page_says_the_menu_the_computers_move_and_the_result(site):  # noqa: F811
+    """Issue 26 item 9: the words on the page after given moves (tests/test_web_words.py
+    has them from the glue in CPython and the VM)."""
+    url, browser = site
+    layout = load(browser, url + "?fresh&variant=kalah3&level=beginner")
+    wait_mode(browser, layout, ("menu",))
+    wait_for(lambda: "MENU" in _text(browser, "#words div"), what="the menu's words")
+    words = _text(browser, "#words div")
+    assert "S1 variant: kalah 3 seeds" in words and "S2 opponent: beginner" in words, words
+    # the pits are labelled with the items and values, not menu lights read as stones
+    assert _text(browser, "#labelsLayer .count").strip() == ""
+    assert browser.js("return document.querySelector('.menuword[data-pit=\"0\"]')"
+                      ".dataset.word") == "variant: kalah 3 seeds"
+    assert browser.js("return document.querySelector('.menuword[data-pit=\"11\"]')"
+                      ".dataset.word") == "kalah 3 seeds"
+    # the computer's move names the pit that blinks
+    layout = _saved(browser, url, "kalah3 3", 1, 1, coaching=0)
+    mode, pit = lit(browser, layout, lambda c, b, i: 7 <= i < 13 and c[i] is None
+                    and b[i] == "north", tries=400)
+    assert mode == "show"
+    wait_for(lambda: "the computer plays" in _text(browser, "#words div"), what="the move's words")
+    assert "the computer plays N%d: take the blinking pit's stones and click it" % (pit - 6) in \
+        _text(browser, "#words div")
+    assert "the computer (North) played N%d" % (pit - 6) in _text(browser, "#events li")
+    # game over: who won and the score
+    layout = _saved(browser, url, "kalah 0,0,0,0,0,1,30,0,0,0,0,0,1,16 S", 3, 0, quick=1)
+    wait_mode(browser, layout, ("select",))
+    click_pit(browser, 5)
+    wait_mode(browser, layout, ("over",))
+    wait_for(lambda: "game over" in _text(browser, "#words div"), what="the result's words")
+    assert "game over: South wins, 31-17; any pit for the menu" in _text(browser, "#words div")
+    assert "game over: South wins, 31-17" in _text(browser, "#events li")

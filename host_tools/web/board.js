@@ -404,6 +404,7 @@ function run() {
         if (!(pit in items) || on) items[pit] = [what, value, on]; // a shared pit: the chosen item
       }
       for (const [pit, value, on] of w.menu.values) values[pit] = [value, on];
+      items[13] = ["starts a", "new game", false]; // the North store
     }
     for (let i = 0; i < 14; i++) {
       countEls[i].textContent = w.counts[i];
