@@ -31,8 +31,13 @@ LAST_MOVE_RECORD = "kalah 0,0,0,0,0,1,30,0,0,0,0,0,1,16 S"
 class Tmux:
     """One simulator in a detached tmux session on a private server."""
 
+    made = 0
+
     def __init__(self, args, cols=120, rows=36):
-        self.sock = "mancala-screens-%d" % os.getpid()
+        # a server of its own each (the last one may still be exiting after kill-server:
+        # a new session on its socket then fails)
+        Tmux.made += 1
+        self.sock = "mancala-screens-%d-%d" % (os.getpid(), Tmux.made)
         cmd = [sys.executable, "-m", "host_tools.sim"] + list(args)
         self.tmux("new-session", "-d", "-s", "sim", "-x", str(cols), "-y", str(rows),
                   "-c", ROOT, " ".join(_quote(c) for c in cmd))
@@ -55,6 +60,15 @@ class Tmux:
                 return s
             time.sleep(0.1)
         raise RuntimeError("the screen never showed %r; it shows:\n%s" % (text, self.screen()))
+
+    def wait_for_any(self, texts, seconds=60):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            s = self.screen()
+            if any(t in s for t in texts):
+                return s
+            time.sleep(0.05)
+        raise RuntimeError("the screen never showed %r; it shows:\n%s" % (texts, self.screen()))
 
     def close(self):
         subprocess.run(["tmux", "-L", self.sock, "kill-server"], capture_output=True)
@@ -83,17 +97,24 @@ def _saved_game(state, record, human, level, **settings):
 def capture(work):
     """[(name, screen text)] of the four moments."""
     screens = []
-    # 1-2: the start, then a game the computer (master) opens
-    t = Tmux(["--state", os.path.join(work, "a"), "--fresh", "--variant", "kalah",
-              "--level", "master"])
+    # 1-2: the start, then a game the computer (strong) opens, chosen in the menu
+    # (--variant/--level would start the game at once, without the menu); an opening
+    # from the book is played at once: the thinking screen is there only when it thought
+    t = Tmux(["--state", os.path.join(work, "a"), "--fresh"])
     try:
         screens.append(("start", t.wait_for("mode: menu")))
+        t.keys("s")  # the menu item "opponent" ...
+        t.wait_for(">s opponent")
+        t.keys("e")  # ... strong (N4)
+        t.wait_for("opponent: strong")
         t.keys("d")  # the menu item "who starts" ...
         t.wait_for(">d who starts")
         t.keys("t")  # ... North
         t.wait_for("who starts: North")
         t.keys("`")  # a new game
-        screens.append(("computer thinking", t.wait_for("mode: think")))
+        first = t.wait_for_any(("mode: think", "mode: show"))
+        if "mode: think" in first:
+            screens.append(("computer thinking", first))
         screens.append(("computer's move", t.wait_for("mode: show")))
     finally:
         t.close()

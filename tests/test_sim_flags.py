@@ -89,3 +89,17 @@ def test_fresh_drops_the_puzzle_starts_the_game_and_keeps_the_progress(state):
     assert b.mode() == "select" and b.app.game.rules.id == "oware"
     assert b.app.settings["play"] == 0  # a game, not the puzzles
     assert os.path.exists(os.path.join(state, "data", "puzzle.json"))  # progress kept
+
+
+def test_make_play_with_fresh_and_a_variant_opens_on_the_game(state):
+    """The real terminal simulator (a pseudo-terminal): no menu to leave first."""
+    from test_sim_terminal import Pty
+
+    p = Pty("--state", state, "--fresh", "--variant", "oware", "--two")
+    try:
+        assert p.wait_for("mode: select"), p.out[-2000:]
+        assert b"South to move: press a glowing pit's key" in p.out
+        p.send(b"\x1b")
+        assert p.exit_status() == 0
+    finally:
+        p.close()
