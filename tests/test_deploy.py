@@ -1,5 +1,5 @@
 """`mancala deploy` against an emulated board (the MicroPython VM's REPL on a
-pseudo-terminal, host_tools/bridge.py): mpremote talks to it as to a board.
+pseudo-terminal, host_tools/link/bridge.py): mpremote talks to it as to a board.
 
 Every test builds small fake firmware folders (the real boot.py and main.py,
 a fake `mancala` package) in a tmp dir and uses a board of its own.
@@ -25,7 +25,7 @@ from update_helpers import (  # noqa: F401
     start_board,
 )
 
-from host_tools import bridge, deploy
+from host_tools.link import bridge, deploy
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -86,7 +86,7 @@ def test_update_sends_only_what_changed(board, tmp_path):
 
 def _deploy_subprocess(port, src):
     return subprocess.Popen(
-        [sys.executable, "-m", "host_tools.deploy", "--port", port, "--src", src],
+        [sys.executable, "-m", "host_tools.link.deploy", "--port", port, "--src", src],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 

@@ -1,15 +1,15 @@
-"""`mancala engine | best | match | bench` (host_tools/engine_cli.py)."""
+"""`mancala engine | best | match | bench` (host_tools/command/engine_cli.py)."""
 
 import io
 import queue
 
 import pytest
 
-from host_tools import engine_cli
-from host_tools.cli import UsageError
-from host_tools.engine_cli import Protocol, best_main, match_main, parse_player, play_game
-from host_tools.plain_search import PlainSearch
-from host_tools.reference_rules import ReferenceRules
+from host_tools.command import engine_cli
+from host_tools.command.cli import UsageError
+from host_tools.command.engine_cli import Protocol, best_main, match_main, parse_player, play_game
+from host_tools.references.plain_search import PlainSearch
+from host_tools.references.reference_rules import ReferenceRules
 from mancala.rules import get_rules
 
 
@@ -129,7 +129,7 @@ def test_protocol_keeps_commands_sent_during_a_search():
 def test_match_sets_engine_weights_and_ponders_b(capsys, monkeypatch):
     """--set-a/--set-b change one engine's weights (an engine-against-engine test of a
     change), --ponder-b lets B think on A's time; a bad setting is a usage error."""
-    from host_tools import engine_cli as E
+    from host_tools.command import engine_cli as E
     from mancala.engine import Engine
 
     made = []
