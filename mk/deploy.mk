@@ -15,10 +15,10 @@ CHIP  ?= esp32
 .PHONY: deploy pull-games analyse flash-pico flash-esp32 deploy-emulated deploy-measure update-measure emulated-board test-deploy
 
 deploy: setup
-	$(PY) -m host_tools.link.deploy --src $(SRC) $(if $(PORT),--port $(PORT)) $(if $(PROFILE),--profile $(PROFILE)) $(DEPLOY_ARGS)
+	MANCALA_PORT_SPELLING=make $(PY) -m host_tools.link.deploy --src $(SRC) $(if $(PORT),--port $(PORT)) $(if $(PROFILE),--profile $(PROFILE)) $(DEPLOY_ARGS)
 
 pull-games: setup
-	$(PY) -m host_tools.link.board_games pull --dest $(GAMES) $(if $(PORT),--port $(PORT))
+	MANCALA_PORT_SPELLING=make $(PY) -m host_tools.link.board_games pull --dest $(GAMES) $(if $(PORT),--port $(PORT))
 
 analyse: setup
 	@test -n "$(REC)" || { echo "error: give the record: make analyse REC=games/g00001.txt"; exit 2; }

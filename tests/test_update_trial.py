@@ -182,5 +182,5 @@ def test_the_deploy_report_is_true_after_a_real_reset(board, tmp_path):
     p = subprocess.run([sys.executable, "-m", "host_tools.link.deploy", "--port", board.port, "--src", src2,
                         "--trial-seconds", "2", "--max-boots", "1"], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert p.returncode == 1
-    assert p.stderr.count("\n") == 1 and p.stderr.startswith("error: the new version ") and "back on 1.0+" in p.stderr
+    assert p.stderr.count("\n") == 1 and p.stderr.startswith("mancala deploy: error: the new version ") and "back on 1.0+" in p.stderr
     assert_player_data_intact(board.port)

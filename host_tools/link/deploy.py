@@ -282,6 +282,14 @@ def manifest_of(version, slot, fmt):
 # ---------------------------------------------------------------------------
 # the board
 
+def port_spelling(device):
+    """How the user names a port: the make targets say PORT=, which mk/deploy.mk tells
+    us by MANCALA_PORT_SPELLING; the `mancala` commands say --port."""
+    if os.environ.get("MANCALA_PORT_SPELLING") == "make":
+        return "PORT=%s" % device
+    return "--port %s" % device
+
+
 def find_port(port=None):
     port = port or os.environ.get("PORT") or None
     if port:
@@ -291,12 +299,11 @@ def find_port(port=None):
     found = [p.device for p in sorted(serial.tools.list_ports.comports())
              if p.vid is not None and p.vid in KNOWN_VIDS]
     if not found:
-        # both spellings: this runs as `mancala deploy` (--port) and `make deploy` (PORT=)
-        raise DeployError("no board found: plug the board in over USB, or name its port: "
-                          "--port /dev/ttyACM0 (make deploy PORT=/dev/ttyACM0)")
+        raise DeployError("no board found: plug the board in over USB, or name its port: %s"
+                          % port_spelling("/dev/ttyACM0"))
     if len(found) > 1:
-        raise DeployError("several boards found (%s): choose one with --port (make: PORT=)"
-                          % ", ".join(found))
+        raise DeployError("several boards found (%s): choose one with %s"
+                          % (", ".join(found), port_spelling(found[0])))
     return found[0]
 
 
@@ -1120,10 +1127,11 @@ def deploy_main(argv=None):
                trial_seconds=a.trial_seconds, profile=a.profile, tables_dir=a.tables,
                tables_for=a.tables_for)
     except DeployError as e:
-        print("error: %s" % e, file=sys.stderr)
+        print("mancala deploy: error: %s" % e, file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("error: interrupted; the board keeps running its current version", file=sys.stderr)
+        print("mancala deploy: interrupted; the board keeps running its current version",
+              file=sys.stderr)
         return 130
     return 0
 
