@@ -413,7 +413,7 @@ def test_analyse_takes_a_record_on_the_command_line(tmp_path):
 
 def test_movetime_is_the_search_time():
     """`go movetime MS` searched Master's node budget whatever MS said."""
-    from host_tools.command.engine_cli import Protocol
+    from host_tools.command.protocol import Protocol
     from mancala.engine import level_nodes
     from mancala.rules import get_rules
 

@@ -73,7 +73,8 @@ def test_one_master_the_cli_plays_the_boards_book(capsys):
     """`best --level master` and the protocol's Master searched without the opening
     book the board plays (kalah's start: 6, which analyse grades an inaccuracy; the
     book says 3)."""
-    from host_tools.command.engine_cli import Protocol, best_main
+    from host_tools.command.analysis import best_main
+    from host_tools.command.protocol import Protocol
 
     assert best_main(["kalah", "--level", "master"]) == 0
     assert capsys.readouterr().out == "bestmove 3 score 9 depth 0 nodes 0 book\n"

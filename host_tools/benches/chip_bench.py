@@ -5,7 +5,7 @@ firmware (v1.27.0, RPI_PICO) in a cycle-counting RP2040 emulator: its
 `time.ticks_us()` is the chip's own clock at 125 MHz, deterministic whatever the
 PC's load.  This tool sends the firmware as deploy builds it for that chip (.mpy of
 the chip's format, `host_tools/link/deploy.build`) to the model's flash, runs the same
-workload as `mancala bench` (the positions of `engine_cli.sample_positions`, the
+workload as `mancala bench` (the positions of `analysis.sample_positions`, the
 levels' own node budgets) on the model and in the WebAssembly VM in the same
 invocation, and prints nodes per second per variant and level, the chip's heap, and
 the VM/chip ratio.
@@ -175,7 +175,7 @@ def firmware_puts(mpy, tmp, src=None):
 
 def bench_positions(variant, count):
     """`count` of the positions `mancala bench` searches, spread over its games."""
-    from host_tools.command.engine_cli import sample_positions
+    from host_tools.command.analysis import sample_positions
 
     ps = sample_positions(variant)
     if count >= len(ps):

@@ -229,10 +229,10 @@ COMMANDS = {
 
 # Commands of other areas: name -> (module, function).
 LAZY = {
-    "bench": ("host_tools.command.engine_cli", "bench_main"),
-    "engine": ("host_tools.command.engine_cli", "engine_main"),
-    "best": ("host_tools.command.engine_cli", "best_main"),
-    "match": ("host_tools.command.engine_cli", "match_main"),
+    "bench": ("host_tools.command.analysis", "bench_main"),
+    "engine": ("host_tools.command.protocol", "engine_main"),
+    "best": ("host_tools.command.analysis", "best_main"),
+    "match": ("host_tools.command.match", "match_main"),
     "sim": ("host_tools.simulators.sim", "main"),
     "deploy": ("host_tools.link.deploy", "deploy_main"),
     "pull": ("host_tools.link.board_games", "pull_games_main"),

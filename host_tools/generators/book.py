@@ -7,7 +7,7 @@
 
 Which positions: every position where a side is to move after 0, 1 or 2 plies
 from the start (any moves; a ply is one sowing, so an extra turn is a ply, as
-`mancala match` makes its random openings, host_tools/command/engine_cli.opening()).  From
+`mancala match` makes its random openings, host_tools/command/match.opening()).  From
 each, for each book side (South, North): at the book side's positions the book
 move only is followed, at the other side's every legal move (extra-turn chains
 too), until the book side has had `depth` moves from the book.  A position with
