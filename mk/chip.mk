@@ -1,6 +1,6 @@
-# The engine's benchmark on the RP2040 model (host_tools/chip_bench.py, docs/ENGINE.md):
+# The engine's benchmark on the RP2040 model (host_tools/benches/chip_bench.py, docs/ENGINE.md):
 #   make chip-bench MODEL=../shared/picobox [CHIP_ARGS="--variants kalah --positions 2"]
 # A measuring tool: no test depends on it (a fresh clone has no model).
 .PHONY: chip-bench
 chip-bench: setup
-	$(PY) -m host_tools.chip_bench "$(MODEL)" $(CHIP_ARGS)
+	$(PY) -m host_tools.benches.chip_bench "$(MODEL)" $(CHIP_ARGS)

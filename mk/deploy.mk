@@ -15,36 +15,36 @@ CHIP  ?= esp32
 .PHONY: deploy pull-games analyse flash-pico flash-esp32 deploy-emulated deploy-measure update-measure emulated-board test-deploy
 
 deploy: setup
-	$(PY) -m host_tools.deploy --src $(SRC) $(if $(PORT),--port $(PORT)) $(if $(PROFILE),--profile $(PROFILE)) $(DEPLOY_ARGS)
+	MANCALA_PORT_SPELLING=make $(PY) -m host_tools.link.deploy --src $(SRC) $(if $(PORT),--port $(PORT)) $(if $(PROFILE),--profile $(PROFILE)) $(DEPLOY_ARGS)
 
 pull-games: setup
-	$(PY) -m host_tools.board_games pull --dest $(GAMES) $(if $(PORT),--port $(PORT))
+	MANCALA_PORT_SPELLING=make $(PY) -m host_tools.link.board_games pull --dest $(GAMES) $(if $(PORT),--port $(PORT))
 
 analyse: setup
 	@test -n "$(REC)" || { echo "error: give the record: make analyse REC=games/g00001.txt"; exit 2; }
-	$(PY) -m host_tools.board_games analyse $(REC) $(if $(NODES),--nodes $(NODES)) $(if $(HTML),--html $(HTML)) $(if $(PNG),--png $(PNG))
+	$(PY) -m host_tools.link.board_games analyse $(REC) $(if $(NODES),--nodes $(NODES)) $(if $(HTML),--html $(HTML)) $(if $(PNG),--png $(PNG))
 
 flash-pico: setup
 	@test -n "$(UF2)" || { echo "error: give the UF2 file: make flash-pico UF2=RPI_PICO-20251209-v1.27.0.uf2"; exit 2; }
-	$(PY) -m host_tools.flash_micropython pico --uf2 $(UF2) $(if $(DRIVE),--drive $(DRIVE))
+	$(PY) -m host_tools.link.flash_micropython pico --uf2 $(UF2) $(if $(DRIVE),--drive $(DRIVE))
 
 flash-esp32: setup
 	@test -n "$(BIN)" || { echo "error: give the firmware: make flash-esp32 BIN=ESP32_GENERIC-20251209-v1.27.0.bin PORT=/dev/ttyUSB0"; exit 2; }
-	$(PY) -m host_tools.flash_micropython esp32 --bin $(BIN) --chip $(CHIP) $(if $(PORT),--port $(PORT))
+	$(PY) -m host_tools.link.flash_micropython esp32 --bin $(BIN) --chip $(CHIP) $(if $(PORT),--port $(PORT))
 
 deploy-emulated: setup
-	$(PY) -m host_tools.deploy_emulated --src $(SRC)
+	$(PY) -m host_tools.link.deploy_emulated --src $(SRC)
 
 # How long a recovery from a hung update takes on the emulated board, and what
 # `make deploy` prints for each kind of broken update (docs/UPDATING.md).
 update-measure: setup
-	$(PY) -m host_tools.deploy_emulated --recovery
+	$(PY) -m host_tools.link.deploy_emulated --recovery
 
 deploy-measure: setup
-	$(PY) -m host_tools.deploy_emulated --measure --src $(SRC)
+	$(PY) -m host_tools.link.deploy_emulated --measure --src $(SRC)
 
 emulated-board: setup
-	$(PY) -m host_tools.bridge --board build/emulated-board
+	$(PY) -m host_tools.link.bridge --board build/emulated-board
 
 test-deploy: setup
 	$(VENV)/bin/pytest -q -n $(JOBS) tests/test_deploy.py tests/test_deploy_tools.py tests/test_bridge.py tests/test_update_*.py tests/test_boot_*.py

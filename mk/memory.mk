@@ -4,4 +4,4 @@
 #   make memory BISECT=1        ... and the least heap the session completes in (minutes)
 .PHONY: memory
 memory: setup
-	$(PY) -m host_tools.session $(if $(BISECT),--bisect)
+	$(PY) -m host_tools.benches.session $(if $(BISECT),--bisect)

@@ -6,6 +6,6 @@
 PZ_SECONDS ?= 600
 .PHONY: puzzles puzzles-verify
 puzzles: setup
-	$(PY) -m host_tools.cli puzzles generate --count 40 --seconds $(PZ_SECONDS) $(PZ_ARGS)
+	$(PY) -m host_tools.command.cli puzzles generate --count 40 --seconds $(PZ_SECONDS) $(PZ_ARGS)
 puzzles-verify: setup
-	$(PY) -m host_tools.cli puzzles verify $(PZ_ARGS)
+	$(PY) -m host_tools.command.cli puzzles verify $(PZ_ARGS)

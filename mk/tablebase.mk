@@ -3,4 +3,4 @@
 #   make tablebase TB_ARGS="kalah --seeds 12"   a larger one for the PC tools
 .PHONY: tablebase
 tablebase: setup
-	$(PY) -m host_tools.tablebase build $(TB_ARGS)
+	$(PY) -m host_tools.generators.tablebase build $(TB_ARGS)

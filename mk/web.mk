@@ -9,10 +9,10 @@ WEB_PORT ?= 8765
 .PHONY: play-web web-build web-deps web-measure web-shots test-web
 
 play-web: setup
-	$(PY) -m host_tools.web_serve --port $(WEB_PORT)
+	$(PY) -m host_tools.simulators.web_serve --port $(WEB_PORT)
 
 web-build: setup
-	$(PY) -m host_tools.web_serve --build-only
+	$(PY) -m host_tools.simulators.web_serve --build-only
 
 # Debian's chromium and chromium-driver (a matched pair) for the browser tests, and the
 # cairo library CairoSVG draws the report's PNG with.  Installed when missing and root;
@@ -37,10 +37,10 @@ web-deps:
 test: web-deps
 
 web-measure: setup web-deps
-	$(PY) -m host_tools.web_measure
+	$(PY) -m host_tools.benches.web_measure
 
 web-shots: setup web-deps
-	$(PY) -m host_tools.web_measure --loads 1 --clicks 3 --shots docs/img
+	$(PY) -m host_tools.benches.web_measure --loads 1 --clicks 3 --shots docs/img
 
 test-web: setup web-deps
 	$(VENV)/bin/pytest -q -n $(JOBS) tests/test_web_board.py tests/test_web_glue.py tests/test_report.py

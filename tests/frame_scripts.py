@@ -18,7 +18,7 @@ master_ponder.)
   python tests/frame_scripts.py NAME..     record these
   python tests/frame_scripts.py --check    compare, print the first difference of each
 
-A script is the headless simulator's commands (host_tools/sim.py: tap, press, release, hold,
+A script is the headless simulator's commands (host_tools/simulators/sim.py: tap, press, release, hold,
 chord, wait, until, sow), plus
   powercut        the power goes: a new board boots on the same flash (the clock goes on)
   flashfull       the flash refuses every write from now on
@@ -541,10 +541,10 @@ def _play(b, w):
 
 def record(name):
     """Run script `name`; returns [(t, mode, status, bytes)] for every LED write."""
-    from host_tools import sim
     from host_tools.fakes import machine, neopixel
     from host_tools.fakes.board import SimBoard
     from host_tools.fakes.memfs import MemFs
+    from host_tools.simulators import sim
     from mancala import app as A
     from mancala import profiles
     from mancala.hw.clock import ManualClock

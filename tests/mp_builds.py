@@ -1,14 +1,14 @@
 """The two real MicroPython builds the firmware's MicroPython tests run in.
 
 `BUILDS` parametrizes a test over both: the WebAssembly port under Node
-(host_tools/mpvm.py: 32-bit, a heap that only grows) and the unix port
-(host_tools/mpunix.py: 64-bit, a GC that really frees, a capped heap).
+(host_tools/runners/mpvm.py: 32-bit, a heap that only grows) and the unix port
+(host_tools/runners/mpunix.py: 64-bit, a GC that really frees, a capped heap).
 `build` is the fixture giving the chosen build's module (`run(code, mounts=..., heap=...)`).
 """
 
 import pytest
 
-from host_tools import mpunix, mpvm
+from host_tools.runners import mpunix, mpvm
 
 BUILD_MODULES = {"wasm": mpvm, "unix": mpunix}
 BUILDS = pytest.mark.parametrize("build", ["wasm", "unix"], indirect=True)

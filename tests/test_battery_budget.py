@@ -1,7 +1,7 @@
 """hardware/battery.md's current and hours tables come from the profiles and the
-firmware's own frames (host_tools/battery_budget.py), and say what the states save."""
+firmware's own frames (host_tools/generators/battery_budget.py), and say what the states save."""
 
-from host_tools import battery_budget as bb
+from host_tools.generators import battery_budget as bb
 from mancala import profiles
 from mancala.hw import battery as B
 

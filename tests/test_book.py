@@ -9,8 +9,8 @@ import zlib
 
 import pytest
 
-from host_tools import book as hb
-from host_tools import mpvm
+from host_tools.generators import book as hb
+from host_tools.runners import mpvm
 from mancala.book import ENTRY, HEADER, Book, BookError, open_book
 from mancala.engine import Engine
 from mancala.rules import MASK, SIDE, get_rules
@@ -225,7 +225,7 @@ def test_board_plays_the_book_and_says_a_damaged_one():
 
 
 def test_match_plays_master_with_the_book():
-    from host_tools.engine_cli import EnginePlayer, parse_player, play_game
+    from host_tools.command.match import EnginePlayer, parse_player, play_game
 
     assert parse_player("master+book") == ("level+book", ("master", ""))
     assert parse_player("master+book:x.book") == ("level+book", ("master", "x.book"))
@@ -240,7 +240,7 @@ def test_match_plays_master_with_the_book():
 
 def test_match_plays_master_at_a_chips_budget():
     # master:N is the board's Master on a native chip: its book, its level, N nodes
-    from host_tools.engine_cli import EnginePlayer, parse_player
+    from host_tools.command.match import EnginePlayer, parse_player
     from mancala.game import Game
 
     assert parse_player("master:3000+book") == ("master+book", (3000, ""))

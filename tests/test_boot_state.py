@@ -17,7 +17,7 @@ from update_helpers import (
     state_of,
 )
 
-from host_tools import bridge, deploy
+from host_tools.link import bridge, deploy
 
 pytestmark = pytest.mark.skipif(not bridge.available(), reason="MicroPython VM not installed (make setup)")
 

@@ -1,5 +1,5 @@
 """The emulated board: the MicroPython WebAssembly VM's REPL on a pseudo-terminal
-(host_tools/bridge.py + bridge.mjs), spoken to as a board over a serial port."""
+(host_tools/link/bridge.py + bridge.mjs), spoken to as a board over a serial port."""
 
 import os
 import subprocess
@@ -9,7 +9,7 @@ import time
 import pytest
 import serial
 
-from host_tools import bridge
+from host_tools.link import bridge
 
 pytestmark = pytest.mark.skipif(not bridge.available(), reason="MicroPython VM not installed (make setup)")
 
@@ -167,7 +167,7 @@ def test_port_is_exclusive(board):
 
 
 def test_bridge_command_line(tmp_path):
-    p = subprocess.Popen([sys.executable, "-m", "host_tools.bridge", "--board", str(tmp_path / "b")],
+    p = subprocess.Popen([sys.executable, "-m", "host_tools.link.bridge", "--board", str(tmp_path / "b")],
                          stdout=subprocess.PIPE, text=True, cwd=os.path.dirname(os.path.dirname(__file__)))
     try:
         port = p.stdout.readline().strip()

@@ -1,10 +1,10 @@
-"""The chip bench's own checks (host_tools/chip_bench.py): no test runs the RP2040
+"""The chip bench's own checks (host_tools/benches/chip_bench.py): no test runs the RP2040
 model (a fresh clone has none); these need none."""
 
 import pytest
 
-from host_tools import chip_bench as C
-from host_tools.engine_cli import sample_positions
+from host_tools.benches import chip_bench as C
+from host_tools.command.analysis import sample_positions
 
 
 def test_a_missing_or_wrong_model_folder_is_one_clear_line(tmp_path, capsys):

@@ -17,7 +17,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def mancala(*args, stdin=None):
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.path.join(ROOT, "firmware"))
-    return subprocess.run([sys.executable, "-m", "host_tools.cli", *args], input=stdin,
+    return subprocess.run([sys.executable, "-m", "host_tools.command.cli", *args], input=stdin,
                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
 
 

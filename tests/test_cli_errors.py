@@ -4,7 +4,7 @@ unknown name, bytes that are not UTF-8 -- answers one line naming the problem an
 a non-zero exit status; never a traceback, a Python-internal message, a silent
 default or a nonsense result.
 
-The table runs in-process (`host_tools.cli.main`, as the installed `mancala`
+The table runs in-process (`host_tools.command.cli.main`, as the installed `mancala`
 calls it; a raised exception fails the test) to stay fast; a few cases run the real
 command line as a subprocess, non-UTF-8 argv bytes among them."""
 
@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from host_tools import cli
+from host_tools.command import cli
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BAD = os.fsdecode(b"\xff\xfe")  # a non-UTF-8 argument as Python hands it over
@@ -413,7 +413,7 @@ def test_analyse_takes_a_record_on_the_command_line(tmp_path):
 
 def test_movetime_is_the_search_time():
     """`go movetime MS` searched Master's node budget whatever MS said."""
-    from host_tools.engine_cli import Protocol
+    from host_tools.command.protocol import Protocol
     from mancala.engine import level_nodes
     from mancala.rules import get_rules
 
@@ -449,7 +449,7 @@ def test_every_command_has_the_same_error_prefix():
 # -- item 12: the headless simulator's exit status is documented --------------------
 
 def test_headless_sim_documents_its_errors_and_exit_status():
-    from host_tools import sim
+    from host_tools.simulators import sim
 
     doc = sim.__doc__
     assert '{"error": "line N: ...", "line": N}' in doc and "exit status is then 1" in doc
@@ -459,7 +459,7 @@ def test_headless_sim_documents_its_errors_and_exit_status():
 
 def test_match_progress_lines_are_whole_lines_when_not_a_terminal():
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.path.join(ROOT, "firmware"))
-    p = subprocess.run([sys.executable, "-m", "host_tools.cli", "match", "nodes:5", "nodes:5",
+    p = subprocess.run([sys.executable, "-m", "host_tools.command.cli", "match", "nodes:5", "nodes:5",
                         "--games", "2", "--workers", "1"], capture_output=True, text=True,
                        env=env, cwd=ROOT, timeout=120)
     assert p.returncode == 0, p.stderr
@@ -507,7 +507,7 @@ def test_editable_install_prints_no_setuptools_notice_box(tmp_path):
 
 def test_real_command_line_non_utf8_argv():
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.path.join(ROOT, "firmware"))
-    p = subprocess.run([sys.executable.encode(), b"-m", b"host_tools.cli", b"best", b"\xff",
+    p = subprocess.run([sys.executable.encode(), b"-m", b"host_tools.command.cli", b"best", b"\xff",
                         b"--nodes", b"10"], capture_output=True, env=env, cwd=ROOT, timeout=60)
     err = p.stderr.decode("utf-8", "replace")
     assert p.returncode == 2 and one_line(err).startswith("mancala best: error: unknown variant")

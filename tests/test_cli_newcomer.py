@@ -6,7 +6,9 @@ import signal
 import subprocess
 import sys
 
-from host_tools import board_games, cli, puzzles
+from host_tools.command import cli
+from host_tools.generators import puzzles
+from host_tools.link import board_games
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -54,7 +56,7 @@ def interruptible():
 def test_ctrl_c_in_a_match_is_one_line():
     """Ctrl-C (the terminal's: the whole process group) during a two-worker match
     printed each worker's traceback ("Process ForkPoolWorker-1:")."""
-    p = subprocess.Popen([sys.executable, "-m", "host_tools.cli", "match", "nodes:300",
+    p = subprocess.Popen([sys.executable, "-m", "host_tools.command.cli", "match", "nodes:300",
                           "nodes:300", "--games", "40", "--workers", "2"], cwd=ROOT,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
                          preexec_fn=interruptible)
@@ -71,7 +73,8 @@ def test_one_master_the_cli_plays_the_boards_book(capsys):
     """`best --level master` and the protocol's Master searched without the opening
     book the board plays (kalah's start: 6, which analyse grades an inaccuracy; the
     book says 3)."""
-    from host_tools.engine_cli import Protocol, best_main
+    from host_tools.command.analysis import best_main
+    from host_tools.command.protocol import Protocol
 
     assert best_main(["kalah", "--level", "master"]) == 0
     assert capsys.readouterr().out == "bestmove 3 score 9 depth 0 nodes 0 book\n"
@@ -118,7 +121,7 @@ def test_simulator_words(monkeypatch):
     _sys.path.insert(0, os.path.join(ROOT, "tests"))
     from board_helpers import board, start
 
-    from host_tools import sim
+    from host_tools.simulators import sim
     from mancala import app as A
 
     b = board(variant="kalah", opponent=0, coaching=1)
@@ -142,12 +145,12 @@ def test_simulator_variants_are_the_menus():
     """--variant kalah5 was listed, and started 4-seed kalah without a word."""
     import pytest
 
-    from host_tools import sim
+    from host_tools.simulators import sim
     from mancala.modes.menu import VARIANT_CHOICES
 
     for v in VARIANT_CHOICES:
         assert sim.parse_args(["--variant", v]).variant == v
-    from host_tools.cli import UsageError
+    from host_tools.command.cli import UsageError
 
     with pytest.raises(UsageError, match="invalid choice: 'kalah5'"):
         sim.parse_args(["--variant", "kalah5"])
@@ -159,7 +162,7 @@ def test_make_play_installs_only_what_playing_needs():
     simulator does not use.  (`make -n -B`: what make would run from nothing.)"""
     play = subprocess.run(["make", "-n", "-B", "play"], cwd=ROOT, capture_output=True,
                           text=True, check=True).stdout
-    assert "pip install --quiet -e .\n" in play and "python -m host_tools.sim" in play
+    assert "pip install --quiet -e .\n" in play and "python -m host_tools.simulators.sim" in play
     assert "[dev]" not in play and "npm" not in play
     test = subprocess.run(["make", "-n", "-B", "test"], cwd=ROOT, capture_output=True,
                           text=True, check=True).stdout
@@ -170,7 +173,7 @@ def test_play_web_busy_port_names_both_spellings(capsys):
     """`make play-web` said "try --port 0" where make takes WEB_PORT=0."""
     import socket
 
-    from host_tools import web_serve
+    from host_tools.simulators import web_serve
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -193,8 +196,8 @@ def test_terminal_screens_fit_80_by_24():
     from board_helpers import board, start
     from test_board_play import BlunderEngine
 
-    from host_tools import sim
     from host_tools.fakes.board import index
+    from host_tools.simulators import sim
 
     ansi = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
@@ -224,7 +227,7 @@ def test_terminal_screens_fit_80_by_24():
 def test_the_terminal_simulator_keeps_the_scrollback():
     """It drew every frame into the scrollback (99 boards in 40 s): now the
     alternate screen, left again at the end."""
-    src = open(os.path.join(ROOT, "host_tools", "sim.py")).read()
+    src = open(os.path.join(ROOT, "host_tools", "simulators", "sim.py")).read()
     body = src[src.index("def interactive("):src.index("def _profile_name(")]
     assert "\\x1b[?1049h" in body and "\\x1b[?1049l" in body
     assert body.index("\\x1b[?1049h") < body.index("app.run()") < body.index("\\x1b[?1049l")
@@ -238,8 +241,8 @@ def test_the_page_plays_the_boards_book():
     import base64
     import json
 
-    from host_tools import web_serve
-    from host_tools.web.webboard import WebBoard
+    from host_tools.simulators import web_serve
+    from host_tools.simulators.web.webboard import WebBoard
 
     bundle = web_serve.python_bundle()
     with open(os.path.join(ROOT, "firmware", "tables", "kalah.book"), "rb") as f:

@@ -1,5 +1,5 @@
 """`mancala deploy` against an emulated board (the MicroPython VM's REPL on a
-pseudo-terminal, host_tools/bridge.py): mpremote talks to it as to a board.
+pseudo-terminal, host_tools/link/bridge.py): mpremote talks to it as to a board.
 
 Every test builds small fake firmware folders (the real boot.py and main.py,
 a fake `mancala` package) in a tmp dir and uses a board of its own.
@@ -25,7 +25,7 @@ from update_helpers import (  # noqa: F401
     start_board,
 )
 
-from host_tools import bridge, deploy
+from host_tools.link import bridge, deploy
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -86,7 +86,7 @@ def test_update_sends_only_what_changed(board, tmp_path):
 
 def _deploy_subprocess(port, src):
     return subprocess.Popen(
-        [sys.executable, "-m", "host_tools.deploy", "--port", port, "--src", src],
+        [sys.executable, "-m", "host_tools.link.deploy", "--port", port, "--src", src],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -120,7 +120,7 @@ def test_update_cut_off_midway_keeps_old_version(board, tmp_path, cut):
     assert proc.returncode != 0
     if cut == "power":
         _, err = proc.communicate()
-        assert err.startswith("error: lost the board") and len(err.strip().splitlines()) == 1, err
+        assert err.startswith("mancala deploy: error: lost the board") and len(err.strip().splitlines()) == 1, err
         assert "nothing switched: the board will start 1.0+" in err
         board.start()  # power comes back, same flash
     # the half-written slot is on the board, but it starts the old version
@@ -167,9 +167,14 @@ def test_errors_no_board(monkeypatch, capsys):
     monkeypatch.setattr(serial.tools.list_ports, "comports", lambda: [])
     assert deploy.deploy_main([]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("error: no board found") and err.count("\n") == 1
+    assert err.startswith("mancala deploy: error: no board found") and err.count("\n") == 1
     # a CLI user is told the CLI's option, a make user make's (issue 26: "give PORT=")
-    assert "--port /dev/ttyACM0 (make deploy PORT=/dev/ttyACM0)" in err
+    assert err.rstrip().endswith("name its port: --port /dev/ttyACM0") and "PORT=" not in err
+    monkeypatch.setenv("MANCALA_PORT_SPELLING", "make")  # as mk/deploy.mk runs it
+    assert deploy.deploy_main([]) == 1
+    err = capsys.readouterr().err
+    assert err.rstrip().endswith("name its port: PORT=/dev/ttyACM0") and "--port" not in err
+    monkeypatch.delenv("MANCALA_PORT_SPELLING")
     assert deploy.deploy_main(["--port", "/dev/nonexistent-board"]) == 1
     assert "no board found at /dev/nonexistent-board" in capsys.readouterr().err
 
@@ -183,7 +188,7 @@ def test_error_port_busy(board, capsys):
     finally:
         other.close()
     err = capsys.readouterr().err
-    assert err.startswith("error: port %s is busy" % board.port) and err.count("\n") == 1
+    assert err.startswith("mancala deploy: error: port %s is busy" % board.port) and err.count("\n") == 1
 
 
 @pytest.mark.parametrize("version,mpy,needle", [
@@ -194,7 +199,7 @@ def test_error_unsupported_micropython(tmp_path, capsys, version, mpy, needle):
     with bridge.Bridge(str(tmp_path / "board"), impl_version=version, impl_mpy=mpy) as b:
         assert deploy.deploy_main(["--port", b.port, "--src", make_app(tmp_path, "1.0")]) == 1
         err = capsys.readouterr().err
-        assert err.startswith("error: ") and needle in err and err.count("\n") == 1
+        assert err.startswith("mancala deploy: error: ") and needle in err and err.count("\n") == 1
         assert version in err
     assert not os.path.exists(tmp_path / "board" / "slots")
 
@@ -207,7 +212,7 @@ def test_error_flash_full_writes_nothing(tmp_path, capsys):
         before = tree(str(d))
         assert deploy.deploy_main(["--port", b.port, "--src", make_app(tmp_path / "2", "2.0", big=12)]) == 1
         err = capsys.readouterr().err
-        assert err.startswith("error: flash full") and err.count("\n") == 1
+        assert err.startswith("mancala deploy: error: flash full") and err.count("\n") == 1
         assert "nothing was written" in err and "still runs 1.0+" in err  # and what it runs
         assert tree(str(d)) == before
 
@@ -301,5 +306,5 @@ def test_error_several_boards(monkeypatch, capsys):
         Port("/dev/ttyACM0", 0x2E8A), Port("/dev/ttyUSB0", 0x303A), Port("/dev/ttyS0", None)])
     assert deploy.deploy_main([]) == 1
     err = capsys.readouterr().err
-    assert err == ("error: several boards found (/dev/ttyACM0, /dev/ttyUSB0): choose one with "
-                   "--port (make: PORT=)\n")
+    assert err == ("mancala deploy: error: several boards found (/dev/ttyACM0, /dev/ttyUSB0): choose one with "
+                   "--port /dev/ttyACM0\n")

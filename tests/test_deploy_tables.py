@@ -14,9 +14,9 @@ from update_helpers import (  # noqa: F401
     make_app,
 )
 
-from host_tools import bridge, deploy
-from host_tools.book import book_path
-from host_tools.tablebase import built_path, write_table
+from host_tools.generators.book import book_path
+from host_tools.generators.tablebase import built_path, write_table
+from host_tools.link import bridge, deploy
 from mancala.tablebase import open_table
 
 pytestmark = pytest.mark.skipif(not bridge.available(), reason="MicroPython VM not installed (make setup)")
@@ -84,7 +84,7 @@ def test_a_table_not_built_is_said_and_left_out(board, tmp_path):
 def bridge_write(board, path, data):
     """Change a file on the emulated board's flash through its REPL (as a bit
     flip on a real flash would: the board's own copy, not the host folder)."""
-    from host_tools.deploy import BOARD_FS, Board
+    from host_tools.link.deploy import BOARD_FS, Board
 
     b = Board(board.port)
     try:

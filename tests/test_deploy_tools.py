@@ -6,7 +6,7 @@ import struct
 
 import pytest
 
-from host_tools import board_games, bridge, flash_micropython
+from host_tools.link import board_games, bridge, flash_micropython
 
 GAMES = {
     "g00001.txt": b"kalah 3 1 6 2\n",

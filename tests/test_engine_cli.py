@@ -1,15 +1,17 @@
-"""`mancala engine | best | match | bench` (host_tools/engine_cli.py)."""
+"""`mancala engine | best | match | bench` (host_tools/command/protocol.py, analysis.py, match.py)."""
 
 import io
 import queue
 
 import pytest
 
-from host_tools import engine_cli
-from host_tools.cli import UsageError
-from host_tools.engine_cli import Protocol, best_main, match_main, parse_player, play_game
-from host_tools.plain_search import PlainSearch
-from host_tools.reference_rules import ReferenceRules
+from host_tools.command import analysis
+from host_tools.command.analysis import best_main
+from host_tools.command.cli import UsageError
+from host_tools.command.match import match_main, parse_player, play_game
+from host_tools.command.protocol import Protocol
+from host_tools.references.plain_search import PlainSearch
+from host_tools.references.reference_rules import ReferenceRules
 from mancala.rules import get_rules
 
 
@@ -106,7 +108,7 @@ def test_plain_search_agrees_on_a_capture():
 
 def test_bench_engine_cpython_only():
     out = io.StringIO()
-    res = engine_cli.bench_engine(nodes=200, plain_depth=2, vm=False, out=out,
+    res = analysis.bench_engine(nodes=200, plain_depth=2, vm=False, out=out,
                                   variants=["kalah"])
     assert res["kalah"]["cpy_engine"] > 0 and "kalah" in out.getvalue()
     assert get_rules("kalah")
@@ -129,7 +131,7 @@ def test_protocol_keeps_commands_sent_during_a_search():
 def test_match_sets_engine_weights_and_ponders_b(capsys, monkeypatch):
     """--set-a/--set-b change one engine's weights (an engine-against-engine test of a
     change), --ponder-b lets B think on A's time; a bad setting is a usage error."""
-    from host_tools import engine_cli as E
+    from host_tools.command import match as E
     from mancala.engine import Engine
 
     made = []

@@ -1,4 +1,4 @@
-"""The coach's grades against exact values (host_tools/exact.py, a full minimax of
+"""The coach's grades against exact values (host_tools/references/exact.py, a full minimax of
 small Kalah positions): a move that loses 5 stones or more is never graded best,
 excellent or good, and most moves get their loss class."""
 
@@ -7,7 +7,7 @@ import random
 
 from test_engine import exact
 
-from host_tools.exact import KalahSolver, loss_class, measure_grades, read_set
+from host_tools.references.exact import KalahSolver, loss_class, measure_grades, read_set
 from mancala.engine import GRADE_NODES, Engine
 from mancala.game import Game
 from mancala.rules import MASK, get_rules

@@ -16,7 +16,7 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUNS = pytest.mark.parametrize("n", [6, pytest.param(50, marks=pytest.mark.long)])
-COMMAND = [sys.executable, "-m", "host_tools.cli", "engine"]
+COMMAND = [sys.executable, "-m", "host_tools.command.cli", "engine"]
 PIPED = (b"position kalah moves 3 1\ngo nodes 2150\ngrade 2\nhint\n"
          b"position oware 4,4,4,4,4,4,0,4,4,4,4,4,4,0 N\ngo nodes 500\nquit\n")
 

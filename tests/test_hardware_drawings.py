@@ -11,8 +11,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from host_tools import hardware_drawings as hd
-from host_tools import hardware_gen as hg
+from host_tools.generators import hardware_drawings as hd
+from host_tools.generators import hardware_gen as hg
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAMES = hg.profile_names()

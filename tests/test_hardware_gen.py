@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from host_tools import hardware_gen as hg
+from host_tools.generators import hardware_gen as hg
 
 NAMES = hg.profile_names()
 

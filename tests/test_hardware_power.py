@@ -1,14 +1,14 @@
 """Issue 10, power: no 1000 uF on USB VBUS, the USB-powered build inside the
 250 mA that MicroPython's rp2 port asks the PC for, and the ESP32-DevKitC
 never fed by USB and its 5V pin together.  `make hardware-check` enforces
-these (host_tools/hardware_gen.check_power); these tests show it does."""
+these (host_tools/generators/hardware_gen.check_power); these tests show it does."""
 
 import copy
 import os
 
 import pytest
 
-from host_tools import hardware_gen as hg
+from host_tools.generators import hardware_gen as hg
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAMES = hg.profile_names()

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from host_tools import hardware_gen as hg
-from host_tools import pins
+from host_tools.generators import hardware_gen as hg
+from host_tools.generators import pins
 
 NAMES = hg.profile_names()
 PROFILES = {n: hg.load_profile(n) for n in NAMES}
@@ -243,7 +243,7 @@ def test_pin_tables():
 
 
 def test_profiles_load_in_the_micropython_vm():
-    from host_tools import mpvm
+    from host_tools.runners import mpvm
     if not mpvm.available():
         pytest.skip("MicroPython VM not installed (make setup)")
     out = mpvm.run(

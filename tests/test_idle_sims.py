@@ -6,10 +6,10 @@ import json
 import os
 import sys
 
-from host_tools import sim
+from host_tools.simulators import sim
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "host_tools", "web"))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "host_tools", "simulators", "web"))
 
 from webboard import WebBoard  # noqa: E402
 

@@ -4,7 +4,7 @@ wrong; the first tactic is the single best move at the puzzles' deep budget."""
 
 import pytest
 
-from host_tools.puzzles import Analyst
+from host_tools.generators.puzzles import Analyst
 from mancala import lessons as L
 from mancala.rules import CAPTURED, EXTRA, MASK, get_rules
 

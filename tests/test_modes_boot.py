@@ -96,7 +96,7 @@ def test_on_micropython_the_boots_and_the_tests_modules_go_once_the_loop_leaves_
 
     import pytest
 
-    from host_tools import mpunix
+    from host_tools.runners import mpunix
 
     if not mpunix.available():
         pytest.skip("run `make setup`")

@@ -6,7 +6,7 @@ import json
 
 from mp_builds import BUILDS
 
-from host_tools import puzzles as H
+from host_tools.generators import puzzles as H
 from mancala import lessons as L
 from mancala import puzzles as P
 from mancala.rules import get_rules
@@ -66,7 +66,8 @@ def test_a_puzzle_and_a_lesson_on_the_simulated_board_in_the_webassembly_vm():
     # the unix port runs the same driver, compiled, in tests/test_unix_puzzle_heap.py
     from test_unix_puzzle_heap import DRIVER
 
-    from host_tools import mpvm, session
+    from host_tools.benches import session
+    from host_tools.runners import mpvm
 
     if not mpvm.available():
         import pytest

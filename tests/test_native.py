@@ -14,8 +14,8 @@ import os
 
 import pytest
 
-from host_tools import mpunix, mpvm
-from host_tools.tablebase import table_bytes
+from host_tools.generators.tablebase import table_bytes
+from host_tools.runners import mpunix, mpvm
 
 pytestmark = pytest.mark.skipif(not mpunix.available(), reason="run `make setup`")
 
@@ -177,8 +177,8 @@ def test_the_kernels_are_only_taken_where_they_run():
 
 @pytest.mark.parametrize("arch", [None, "armv6m", "armv7emsp", "xtensawin"])
 def test_deploy_builds_the_kernels_for_the_boards_cpu(arch):
-    from host_tools import deploy
-    from host_tools.mpycompile import ARCHS
+    from host_tools.link import deploy
+    from host_tools.runners.mpycompile import ARCHS
 
     mpy = deploy.MPY_MAJOR | 3 << 8 | (ARCHS.index(arch) << 10 if arch else 0)
     _version, _root, slot, fmt = deploy.build(deploy.DEFAULT_SRC, mpy)

@@ -6,7 +6,8 @@ import sys
 
 import pytest
 
-from host_tools import deploy, hardware_gen, pins, tablebase
+from host_tools.generators import hardware_gen, pins, tablebase
+from host_tools.link import deploy
 from mancala import profile as check
 from mancala import profiles
 
@@ -76,7 +77,7 @@ def test_the_info_line_carries_the_machine():
     """The board's info line (run here in the MicroPython VM) ends with its _machine."""
     import ast
 
-    from host_tools import mpvm
+    from host_tools.runners import mpvm
 
     if not mpvm.available():
         pytest.skip("run `make setup`")
@@ -104,6 +105,6 @@ def test_a_pico2_without_board_txt_boots_its_own_profile(monkeypatch):
 
 @pytest.mark.parametrize("name", ["pico_buttons", "pico2_buttons"])
 def test_the_heap_figures_cover_each_pico(name):
-    from host_tools import session
+    from host_tools.benches import session
 
     assert profiles.load(name)["mcu"] in session.FREE_32

@@ -7,9 +7,9 @@ import os
 
 import pytest
 
-from host_tools import puzzles as H
-from host_tools.cli import main as cli_main
+from host_tools.command.cli import main as cli_main
 from host_tools.fakes.memfs import MemFs
+from host_tools.generators import puzzles as H
 from mancala import puzzles as P
 from mancala.hw.storage import Storage
 from mancala.rules import MASK, SIDE, get_rules

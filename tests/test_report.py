@@ -8,7 +8,8 @@ import struct
 import pytest
 from web_helpers import browser_or_skip
 
-from host_tools import board_games, report
+from host_tools.command import report
+from host_tools.link import board_games
 from mancala.notation import parse_record
 
 # A short kalah3 game with a careless South (made by the engine against random moves):

@@ -1,5 +1,5 @@
 """Properties of every variant (hypothesis), perft against RULES.md, and the independent
-reference implementation (host_tools/reference_rules.py) agreeing move by move."""
+reference implementation (host_tools/references/reference_rules.py) agreeing move by move."""
 
 import random
 
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from host_tools.reference_rules import ReferenceRules
+from host_tools.references.reference_rules import ReferenceRules
 from mancala.game import Game
 from mancala.notation import format_position, format_record, parse_position, parse_record
 from mancala.rules import MASK, VARIANTS, get_rules, perft

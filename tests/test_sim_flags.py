@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from host_tools import sim
+from host_tools.simulators import sim
 from mancala import puzzles as PZ
 from mancala.hw.clock import ManualClock
 from mancala.hw.storage import OsFs, Storage

@@ -6,13 +6,13 @@ import os
 import subprocess
 import sys
 
-from host_tools import sim
+from host_tools.simulators import sim
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def run_sim(script, *flags, status=0):
-    proc = subprocess.run([sys.executable, "-m", "host_tools.sim", "--headless", "-", *flags],
+    proc = subprocess.run([sys.executable, "-m", "host_tools.simulators.sim", "--headless", "-", *flags],
                           input=script, capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == status, proc.stderr
     return [json.loads(line) for line in proc.stdout.splitlines()]
@@ -71,6 +71,6 @@ def test_terminal_view_draws_true_colour_leds():
 
 
 def test_make_play_refuses_without_a_terminal():
-    proc = subprocess.run([sys.executable, "-m", "host_tools.sim"], input="", capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "host_tools.simulators.sim"], input="", capture_output=True,
                           text=True, cwd=ROOT, timeout=60)
     assert proc.returncode == 2 and "terminal" in proc.stderr

@@ -1,5 +1,5 @@
 """Issue 15: a whole puzzle and a whole lesson played through the headless simulator
-(host_tools/sim.py --headless, one JSON line per LED frame): chosen in the menu, the
+(host_tools/simulators/sim.py --headless, one JSON line per LED frame): chosen in the menu, the
 position set up pit by pit from the lights, the move sown as guided, the verdict read
 from the LEDs."""
 
@@ -17,7 +17,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def run_sim(script, *flags):
-    proc = subprocess.run([sys.executable, "-m", "host_tools.sim", "--headless", "-", *flags],
+    proc = subprocess.run([sys.executable, "-m", "host_tools.simulators.sim", "--headless", "-", *flags],
                           input=script, capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert proc.returncode == 0, proc.stderr + proc.stdout[-2000:]
     return [json.loads(line) for line in proc.stdout.splitlines()]
@@ -90,9 +90,9 @@ def test_a_whole_lesson_in_the_headless_simulator():
 
 
 def test_the_terminal_says_what_a_puzzle_waits_for():
-    from host_tools import sim
     from host_tools.fakes import machine, neopixel
     from host_tools.fakes.board import SimBoard
+    from host_tools.simulators import sim
 
     b = SimBoard("pico_buttons", machine, neopixel)
     b.until(("menu",), 5000)

@@ -1,6 +1,6 @@
 """Issue 12, items 6-9: the terminal simulator (`make play`) as a newcomer meets it.
 The interactive simulator runs on a pseudo-terminal here (the pty module: nothing
-to install); host_tools/sim_screens.py captures its screens with tmux."""
+to install); host_tools/simulators/sim_screens.py captures its screens with tmux."""
 
 import io
 import os
@@ -16,8 +16,8 @@ import pytest
 from board_helpers import board, start, to_select
 from test_board_play import BlunderEngine
 
-from host_tools import sim
 from host_tools.fakes.board import index
+from host_tools.simulators import sim
 from mancala.hw.clock import ManualClock
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -54,7 +54,7 @@ def test_escape_sequences_are_not_esc():
 
 
 class Pty:
-    """`python -m host_tools.sim ARGS` on a pseudo-terminal."""
+    """`python -m host_tools.simulators.sim ARGS` on a pseudo-terminal."""
 
     def __init__(self, *args, rows=40, cols=120):
         import fcntl
@@ -64,7 +64,7 @@ class Pty:
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # the child: the simulator
             os.chdir(ROOT)
-            os.execv(sys.executable, [sys.executable, "-m", "host_tools.sim", *args])
+            os.execv(sys.executable, [sys.executable, "-m", "host_tools.simulators.sim", *args])
         fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
         self.out = b""
 
@@ -259,7 +259,7 @@ def test_one_led_dots_sit_under_their_pits():
 
 def test_flags_for_a_new_game_are_refused_while_a_game_is_in_progress(state):
     def sim_run(*flags):
-        return subprocess.run([sys.executable, "-m", "host_tools.sim", "--headless", "-",
+        return subprocess.run([sys.executable, "-m", "host_tools.simulators.sim", "--headless", "-",
                                "--state", state, *flags], input="wait 100\ntap NS\nwait 100\n",
                               capture_output=True, text=True, cwd=ROOT, timeout=60)
 
@@ -275,7 +275,7 @@ def test_flags_for_a_new_game_are_refused_while_a_game_is_in_progress(state):
 
 
 def test_help_tells_the_truth():
-    p = subprocess.run([sys.executable, "-m", "host_tools.sim", "--help"], capture_output=True,
+    p = subprocess.run([sys.executable, "-m", "host_tools.simulators.sim", "--help"], capture_output=True,
                        text=True, cwd=ROOT, timeout=60)
     text = p.stdout
     assert "computer (amateur)" in text and "(strong)" not in text

@@ -8,14 +8,14 @@ import random
 
 import pytest
 
-from host_tools import mpvm
-from host_tools.tablebase import (
+from host_tools.generators.tablebase import (
     VARIANTS,
     MemoryTable,
     generate,
     main,
     table_bytes,
 )
+from host_tools.runners import mpvm
 from mancala.rules import MASK, N_STORE, OVER, S_STORE, SIDE, get_rules
 from mancala.tablebase import HEADER, OFFSET, UNKNOWN, Ranker, Table, TableError, open_table
 
@@ -347,7 +347,7 @@ def test_reader_in_micropython(tmp_path):
 
 @pytest.mark.parametrize("platform", ["rp2", "rp2350", "esp32"])
 def test_board_plans_fit_the_flash(platform):
-    from host_tools.tablebase import BOARD_SEEDS, board_plan
+    from host_tools.generators.tablebase import BOARD_SEEDS, board_plan
 
     plan, left = board_plan(platform)
     assert plan == BOARD_SEEDS[platform] and left >= 0
@@ -357,7 +357,7 @@ def test_board_plans_fit_the_flash(platform):
 def test_recorded_hash_matches_a_fresh_build():
     import hashlib
 
-    from host_tools.tablebase import KNOWN_SHA256
+    from host_tools.generators.tablebase import KNOWN_SHA256
 
     data = table_bytes("kalah", 8)[0]
     assert hashlib.sha256(data).hexdigest() == KNOWN_SHA256[("kalah", 8)]
@@ -383,7 +383,7 @@ NOT_GREEDY = [
 def exact_children(rules, table, pos):
     """{pit 1..6: final store difference, mover's view} by the table (None: a
     child without an exact value, an oware cycle)."""
-    from host_tools.tablebase import exact_moves
+    from host_tools.generators.tablebase import exact_moves
 
     kids = exact_moves(rules, table, pos)
     return {None: None} if kids is None else {k + 1: v for k, v in kids.items()}
@@ -494,7 +494,7 @@ def test_board_engine_gets_its_table_and_plays_on_without_a_bad_one():
 
 
 def test_simulator_flash_gets_the_boards_tables(tmp_path):
-    from host_tools.tablebase import BOARD_SEEDS, built_path, install_into, write_table
+    from host_tools.generators.tablebase import BOARD_SEEDS, built_path, install_into, write_table
 
     built_dir = tmp_path / "built"
     built_dir.mkdir()
@@ -509,8 +509,8 @@ def test_simulator_flash_gets_the_boards_tables(tmp_path):
 
 
 def test_pc_tools_use_a_larger_table(tmp_path, capsys):
-    from host_tools import cli
-    from host_tools.tablebase import built_path, write_table
+    from host_tools.command import cli
+    from host_tools.generators.tablebase import built_path, write_table
 
     write_table(built_path("kalah", 7, str(tmp_path)), "kalah", 7)
     pos = NOT_GREEDY[0][0]

@@ -1,6 +1,6 @@
 """Issue 15: the puzzles and the course cost a game nothing.  In the MicroPython unix
 port (a GC that really frees), the firmware compiled as deployed, under the esp32's
-heap cap (host_tools/session.py): boot to the menu, a whole puzzle and a whole lesson
+heap cap (host_tools/benches/session.py): boot to the menu, a whole puzzle and a whole lesson
 played, back to the menu, then a game; the heap the game holds is the same as on a
 board that never opened a puzzle (their modules are imported when chosen and dropped
 on leaving), and the puzzle session itself fits under the cap.
@@ -14,7 +14,8 @@ import tempfile
 
 import pytest
 
-from host_tools import mpunix, session
+from host_tools.benches import session
+from host_tools.runners import mpunix
 
 pytestmark = pytest.mark.skipif(not mpunix.available(), reason="run `make setup`")
 
@@ -124,7 +125,7 @@ def run(puzzle, heap):
 
 
 def test_puzzles_and_the_course_leave_their_room_to_the_game():
-    # both runs under the esp32's cap (host_tools/session.py); the least heap each needs:
+    # both runs under the esp32's cap (host_tools/benches/session.py); the least heap each needs:
     # `python tests/test_unix_puzzle_heap.py` (docs/PUZZLES.md)
     heap = session.cap_for("esp32")[0]
     plain = run(False, heap)

@@ -1,5 +1,5 @@
 """Whole sessions in the MicroPython unix port (a GC that really frees) under a heap
-cap that stands for each board (host_tools/session.py, docs/BOARD.md "Memory"):
+cap that stands for each board (host_tools/benches/session.py, docs/BOARD.md "Memory"):
 four games in a row from the menu, variant changes, a hint in every game, the
 coach on, the computer at Master.  Failure 6: on the old firmware the esp32
 session ran out of memory under its cap (the second history and engine were
@@ -7,7 +7,8 @@ allocated while the first were alive, in a heap the imports had cut to pieces)."
 
 import pytest
 
-from host_tools import mpunix, session
+from host_tools.benches import session
+from host_tools.runners import mpunix
 from mancala import profiles
 from mancala.profile import TT_BITS_MAX
 

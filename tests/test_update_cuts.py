@@ -1,5 +1,5 @@
 """Issue 23, 6: a power cut at every flash operation of an update, on the emulated
-board (host_tools/bridge.mjs, $MPBOARD_CUT_AT): every open for writing, write,
+board (host_tools/link/bridge.mjs, $MPBOARD_CUT_AT): every open for writing, write,
 rename, remove, mkdir and rmdir of `make deploy` (the code files, the endgame
 table, the part outside the slots, state.json) and of the board's own first
 start of the new version.  After each cut the board is powered on again and
@@ -23,8 +23,8 @@ import threading
 import pytest
 from update_helpers import PLAYER_DATA, built_version, make_app, new_board, start_board
 
-from host_tools import bridge, deploy
-from host_tools.tablebase import built_path, write_table
+from host_tools.generators.tablebase import built_path, write_table
+from host_tools.link import bridge, deploy
 
 pytestmark = pytest.mark.skipif(not bridge.available(), reason="MicroPython VM not installed (make setup)")
 
@@ -39,7 +39,7 @@ ROOT_NAMES = ("boot.py", "main.py", "stage.py", "boot_v1.py", "main_v1.py")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEPLOY_CUT = (  # deploy(port, src, tables dir, plan) as `make deploy` would, in a process of its own
     "import json, os, sys\n"
-    "from host_tools import deploy\n"
+    "from host_tools.link import deploy\n"
     "deploy.deploy(sys.argv[1], sys.argv[2], trial_seconds=%d, max_boots=2, out=open(os.devnull, 'w'),\n"
     "              tables_dir=sys.argv[3], tables_for=json.loads(sys.argv[4]))\n" % TRIAL)
 

@@ -15,7 +15,7 @@ from update_helpers import (
     read_board_files,
 )
 
-from host_tools import bridge, deploy
+from host_tools.link import bridge, deploy
 
 pytestmark = pytest.mark.skipif(not bridge.available(), reason="MicroPython VM not installed (make setup)")
 
@@ -33,7 +33,7 @@ def test_options_are_range_checked_before_anything_happens(capsys, args, needle)
     # old code: --max-boots 0 was accepted (a healthy version then "failed")
     assert deploy.deploy_main(["--port", "/dev/nonexistent-board"] + args) == 1
     err = capsys.readouterr().err
-    assert err == "error: %s\n" % needle or err.startswith("error: " + needle), err
+    assert err == "mancala deploy: error: %s\n" % needle or err.startswith("mancala deploy: error: " + needle), err
 
 
 def blob(tag, blocks):
@@ -102,7 +102,7 @@ def test_flash_too_small_even_with_the_inactive_slot_reclaimed_says_so(tmp_path,
         src = firmware(tmp_path / "2", "2.0", {"data0": 30})
         assert deploy.deploy_main(["--port", b.port, "--src", src, "--trial-seconds", "2"]) == 1
         err = capsys.readouterr().err
-        assert err.startswith("error: flash full: the update needs ") and "even with slot b reclaimed" in err
+        assert err.startswith("mancala deploy: error: flash full: the update needs ") and "even with slot b reclaimed" in err
         assert "nothing was written (board still runs 1.0+" in err and err.count("\n") == 1
 
 

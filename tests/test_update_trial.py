@@ -1,5 +1,5 @@
 """Issue 10: trial boots as the rp2/esp32 ports really behave, on the emulated
-board (host_tools/bridge.py: soft reset runs boot.py only from the raw REPL,
+board (host_tools/link/bridge.py: soft reset runs boot.py only from the raw REPL,
 machine.reset() and the deadman drop the port, a hung app never answers).
 
 Each broken update ends with the board on a working version, the player's
@@ -21,7 +21,7 @@ from update_helpers import (
     state_of,
 )
 
-from host_tools import bridge, deploy
+from host_tools.link import bridge, deploy
 
 pytestmark = pytest.mark.skipif(not bridge.available(), reason="MicroPython VM not installed (make setup)")
 
@@ -90,7 +90,7 @@ def test_mpremote_interrupting_the_app_on_trial_takes_the_start_back(board, tmp_
     assert "there is no earlier version to go back to" in msg  # (a first install)
     write_state(board.port, json.dumps({"active": "a", "previous": None, "trial": True, "boots": 0,
                                         "max_boots": 2, "trial_ms": 60000, "crashes": 0}))
-    from host_tools.deploy import Board, reset_and_watch
+    from host_tools.link.deploy import Board, reset_and_watch
 
     b = Board(board.port)
     b.raw(soft_reset=False)
@@ -179,8 +179,8 @@ def test_the_deploy_report_is_true_after_a_real_reset(board, tmp_path):
     assert b"boot: back to slot" not in r["output"]  # printed to nobody, as on a board
     assert msg.startswith("the new version %s failed (failed its trial 2 times: RuntimeError: no pixels)" % built_version(src2))
     # the command line: one line on stderr, status 1
-    p = subprocess.run([sys.executable, "-m", "host_tools.deploy", "--port", board.port, "--src", src2,
+    p = subprocess.run([sys.executable, "-m", "host_tools.link.deploy", "--port", board.port, "--src", src2,
                         "--trial-seconds", "2", "--max-boots", "1"], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert p.returncode == 1
-    assert p.stderr.count("\n") == 1 and p.stderr.startswith("error: the new version ") and "back on 1.0+" in p.stderr
+    assert p.stderr.count("\n") == 1 and p.stderr.startswith("mancala deploy: error: the new version ") and "back on 1.0+" in p.stderr
     assert_player_data_intact(board.port)

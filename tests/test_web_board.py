@@ -243,7 +243,7 @@ def _text(browser, css):
 
 
 def _saved(browser, url, record, human, level, **settings):
-    from host_tools.web_measure import _saved_game
+    from host_tools.benches.web_measure import _saved_game
 
     browser.js("localStorage.setItem('mancala-web:v1:pico_buttons', arguments[0])",
                _saved_game(record, human, level, settings))

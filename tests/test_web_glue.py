@@ -1,4 +1,4 @@
-"""The page's glue (host_tools/web/webboard.py) in CPython and in the MicroPython VM:
+"""The page's glue (host_tools/simulators/web/webboard.py) in CPython and in the MicroPython VM:
 fingers become taps, holds and chords the firmware reads as such; the frame text the
 page draws from; the saved /data a reload boots from; the page's build is all local."""
 
@@ -7,8 +7,9 @@ import os
 
 import pytest
 
-from host_tools import mpvm, web_serve
-from host_tools.web.webboard import GAP_MS, MIN_PRESS_MS, WebBoard
+from host_tools.runners import mpvm
+from host_tools.simulators import web_serve
+from host_tools.simulators.web.webboard import GAP_MS, MIN_PRESS_MS, WebBoard
 from mancala.hw.pixels import decode
 from mancala.rules import get_rules
 
@@ -187,7 +188,7 @@ f = wb.frame().split("|")
 print(json.dumps([f[1], len(f[5]), json.loads(wb.decoded())[0]]))
 '''
     out = mpvm.run(code, mounts=[(os.path.join(root, "host_tools", "fakes"), "/lib"),
-                                 (os.path.join(root, "host_tools", "web", "webboard.py"),
+                                 (os.path.join(root, "host_tools", "simulators", "web", "webboard.py"),
                                   "/lib/webboard.py")])
     mode, hexlen, counts = json.loads(out.strip().splitlines()[-1])
     assert mode == "select" and hexlen == 14 * 6

@@ -1,6 +1,6 @@
 """Issue 26 item 9: the page says at least what the terminal says.  The words come
 from mancala/words.py, the terminal's lines with clicks for keys, computed by the glue
-(host_tools/web/webboard.py) in CPython here and in the MicroPython VM the page runs:
+(host_tools/simulators/web/webboard.py) in CPython here and in the MicroPython VM the page runs:
 the menu's settings and values (and no stone counts made of menu lights), the
 computer's move naming its pit, the coach's grade, game over with winner and score."""
 
@@ -9,14 +9,15 @@ import os
 
 import pytest
 
-from host_tools import mpvm, web_serve
-from host_tools.web.webboard import WebBoard
-from host_tools.web_measure import _saved_game
+from host_tools.benches.web_measure import _saved_game
+from host_tools.runners import mpvm
+from host_tools.simulators import web_serve
+from host_tools.simulators.web.webboard import WebBoard
 from mancala.notation import parse_record
 from mancala.rules import SIDE, get_rules
 from mancala.words import GRADE_WORDS
 
-# South to move; S1 is a blunder of about 10 stones (host_tools/sim_screens.py)
+# South to move; S1 is a blunder of about 10 stones (host_tools/simulators/sim_screens.py)
 BLUNDER_RECORD = "kalah 5 5 2 4 6 4 1 6 2"
 # South to move; S6 ends the game
 LAST_MOVE_RECORD = "kalah 0,0,0,0,0,1,30,0,0,0,0,0,1,16 S"
@@ -135,7 +136,7 @@ while wb.board.mode() != "show" and t < 60000:
 print(json.dumps([menu, json.loads(wb.words()), wb.app.sow_pit]))
 '''
     out = mpvm.run(code, mounts=[(os.path.join(root, "host_tools", "fakes"), "/lib"),
-                                 (os.path.join(root, "host_tools", "web", "webboard.py"),
+                                 (os.path.join(root, "host_tools", "simulators", "web", "webboard.py"),
                                   "/lib/webboard.py")])
     menu, show, pit = json.loads(out.strip().splitlines()[-1])
     assert "S3 who starts: North" in menu["lines"][1] and menu["counts"] == [""] * 14

@@ -1,12 +1,12 @@
 """Fake firmware and board helpers for the update tests (test_deploy.py,
 test_update_*.py, test_boot_*.py): the real boot.py and main.py, a small fake
 `mancala` package whose app behaves as asked, on an emulated board
-(host_tools/bridge.py)."""
+(host_tools/link/bridge.py)."""
 
 import os
 
-from host_tools import bridge, deploy
-from host_tools.deploy_emulated import BEHAVIOURS, make_app  # noqa: F401  (the fake firmware)
+from host_tools.link import bridge, deploy
+from host_tools.link.deploy_emulated import BEHAVIOURS, make_app  # noqa: F401  (the fake firmware)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -10,8 +10,9 @@ import time
 
 import pytest
 
-from host_tools import mpvm, web_serve
-from host_tools.web_browser import BrowserMissing, open_browser
+from host_tools.runners import mpvm
+from host_tools.simulators import web_serve
+from host_tools.simulators.web_browser import BrowserMissing, open_browser
 from mancala.hw.pixels import decode
 
 

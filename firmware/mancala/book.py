@@ -1,6 +1,6 @@
 """Opening book: Master's first moves, looked up instead of searched.
 
-A book holds, for the positions of the first plies of a game (host_tools/book.py:
+A book holds, for the positions of the first plies of a game (host_tools/generators/book.py:
 every 0-2 ply opening, then the book side's deep-search move and every reply of the
 other side, up to `depth` book moves), the move a deep search found.  Positions are
 keyed by the engine's own 30-bit Zobrist key of the position seen from South
@@ -21,7 +21,7 @@ This module opens and checks a book; the lookups are the engine's own
 `seek` + `readinto` of one preallocated 6-byte buffer, nothing allocated, no int
 reaching 2**30.  So the board drops this module once the book is open: only the
 open file stays.  Pure; the file is injected.  (The writer is the PC's:
-host_tools/book.py.)
+host_tools/generators/book.py.)
 """
 
 from mancala.compat import const

@@ -53,7 +53,7 @@ try:  # the machine-code kernels: only a port with a native emitter compiles the
 except Exception:  # CPython (no micropython), the WebAssembly VM (rejects native code)
     _native = None
 # sys.implementation._mpy >> 10 -> mpy-cross's -march name (py/persistentcode.h's
-# MP_NATIVE_ARCH_*; host_tools/mpycompile.py builds native code by it)
+# MP_NATIVE_ARCH_*; host_tools/runners/mpycompile.py builds native code by it)
 ARCHS = (None, "x86", "x64", "armv6", "armv6m", "armv7m", "armv7em", "armv7emsp",
           "armv7emdp", "xtensa", "xtensawin", "rv32imc", "rv64imc")
 

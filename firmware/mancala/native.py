@@ -10,7 +10,7 @@ native code when it compiles this file, so the import fails and
 `mancala.engine` catches it.  The bytecode functions stay the reference: tests
 run both in the unix port over positions of real play (tests/test_native.py).
 
-On a board this file must be compiled for its CPU: host_tools/deploy.py gives
+On a board this file must be compiled for its CPU: host_tools/link/deploy.py gives
 mpy-cross the `-march` the board reports (sys.implementation._mpy >> 10).
 
 Viper ints are machine words (32 bits on the chips, 64 in the unix port), not

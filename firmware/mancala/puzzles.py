@@ -1,7 +1,7 @@
 """Puzzles on the board: the data files, checking a move, the player's score.
 
 A variant's puzzles are `mancala/data/puzzles_<variant>.txt` (made on the PC by
-host_tools/puzzles.py, docs/PUZZLES.md), read here one line at a time, so only the
+host_tools/generators/puzzles.py, docs/PUZZLES.md), read here one line at a time, so only the
 puzzle being played is ever in RAM.  A line (`#` lines are comments):
 
     DIFFICULTY COUNTS LINE MARGIN REFUTATIONS

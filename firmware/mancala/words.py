@@ -1,7 +1,7 @@
 """What the board waits for, in words: the lines the simulators show beside the board.
 
-The terminal simulator (host_tools/sim.py) prints them under the drawn board; the
-page (host_tools/web/) shows them beside it, computed here inside the MicroPython
+The terminal simulator (host_tools/simulators/sim.py) prints them under the drawn board; the
+page (host_tools/simulators/web/) shows them beside it, computed here inside the MicroPython
 VM that runs the firmware.  The facts are the same; only how a pit is pressed
 differs: a key in the terminal, a click on the page (TERMINAL and PAGE below).
 The board itself never imports this module: it has no screen.  So it is written

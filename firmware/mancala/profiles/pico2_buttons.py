@@ -1,6 +1,6 @@
 # Reference build A on a Raspberry Pi Pico 2 (RP2350, pin-compatible with the Pico: the
 # pico_buttons wiring unchanged). Its ~470 KB of free heap takes a 4x engine table
-# (tt_bits 14: 96 KB); its 4 MB flash, larger endgame tables (host_tools/tablebase.py
+# (tt_bits 14: 96 KB); its 4 MB flash, larger endgame tables (host_tools/generators/tablebase.py
 # BOARD_SEEDS "rp2350"); its native code is armv7emsp (Cortex-M33 with the FPU).
 # Wiring table and diagram: hardware/pico2_buttons/ (generated from this file).
 PROFILE = {
