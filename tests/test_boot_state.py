@@ -108,6 +108,7 @@ def test_damaged_slot_state_never_adopts_the_broken_version(board, tmp_path):
 
 
 def test_wrong_typed_fields_on_trial_still_count_and_fall_back(board, tmp_path):
+    board.hung_after = 0.3  # the hang's starts end at the deadman by the board's clock, not the wall's
     src1 = make_app(tmp_path / "1", "1.0")
     src2 = make_app(tmp_path / "2", "2.0", behaviour="hangs")
     deploy_ok(board, src1)

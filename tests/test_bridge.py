@@ -229,6 +229,7 @@ def test_a_hung_board_answers_nothing_until_its_deadman_resets_it(tmp_path):
         "    t = machine.Timer(-1, mode=machine.Timer.ONE_SHOT, period=500, callback=lambda t: machine.reset(), hard=True)\n"
         "    while True:\n        pass\n")
     with bridge.Bridge(str(d)) as b:
+        b.hung_after = 0.1  # a hang: the board's clock runs on to the deadman (not 500 ms of wall clock)
         t0 = time.monotonic()
         while [e for _t, e in b.events].count("deadman") < 2:
             assert time.monotonic() - t0 < 20

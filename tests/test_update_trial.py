@@ -111,7 +111,10 @@ def test_mpremote_interrupting_the_app_on_trial_takes_the_start_back(board, tmp_
 ])
 def test_broken_version_on_trial_falls_back(board, tmp_path, behaviour, why):
     """Failure 2: a hang in a loop, a loop whose every turn raises, the error
-    board: the old main.py confirmed all of them (15 s soft timer, 50 turns)."""
+    board: the old main.py confirmed all of them (15 s soft timer, 50 turns).
+    The hang neither sleeps nor prints: after a moment of that the board's clock
+    runs on to the deadman (Bridge.hung_after), not 3 s of the wall clock a start."""
+    board.hung_after = 0.3
     src1 = make_app(tmp_path / "1", "1.0")
     deploy_ok(board, src1)
     v1 = built_version(src1)

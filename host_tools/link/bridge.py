@@ -88,6 +88,12 @@ class Bridge:
         self.sleeping_until = None  # board time (ms) the sleeping board wakes, or None
         self._wake = None  # the write end of the board's wake pipe
         self.jumps = 0  # times the clock jumped ahead
+        # Seconds of real time a board may go without sleeping, printing or being
+        # written to before it counts as hung: the clock then runs on to the armed
+        # deadman (a test of a hang sets it; None: code that computes takes the
+        # time it really takes, as on a chip).
+        self.hung_after = None
+        self._last_activity = time.monotonic()
         self.events = []  # (board time s, "booted" | "reset" | "deadman" | "armed")
         self.bytes_in = 0   # host -> board
         self.bytes_out = 0  # board -> host
@@ -382,6 +388,15 @@ class Bridge:
                 except (OSError, ValueError):
                     quiet = False
                 self._maybe_jump(quiet)
+            if vm_out in r or self._ctl in r or (master is not None and master in r) \
+                    or self.sleeping_until is not None:
+                self._last_activity = time.monotonic()
+            elif (self.hung_after is not None and self.deadline is not None and not pending
+                  and time.monotonic() - self._last_activity >= self.hung_after):
+                gap = self.deadline - self.now_ms()
+                if gap > 0:  # hung: only the deadman can happen next
+                    self.skew += gap
+                    self.jumps += 1
 
     def stop(self, timeout=10):
         """Orderly stop: the board's files are saved to the host folder."""
