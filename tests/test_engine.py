@@ -5,23 +5,13 @@ import random
 
 import pytest
 
-from mancala.engine import (
-    FR_STOPPED,
-    FRONTIERS,
-    GRADE_LIMITS,
-    GRADES,
-    INF,
-    LEVELS,
-    MASTER_NODES,
-    SCALE,
-    Engine,
-    Rng,
-    evaluate,
-    level_nodes,
-)
+from mancala.engine import LEVELS, MASTER_NODES, Engine, level_nodes
+from mancala.evaluation import FR_STOPPED, FRONTIERS, INF, SCALE, evaluate
 from mancala.game import Game
+from mancala.grading import GRADE_LIMITS, GRADES
 from mancala.notation import parse_position
 from mancala.rules import EXTRA, MASK, OVER, SIDE, VARIANTS, get_rules
+from mancala.search import Rng
 
 
 def exact(rules, pos, memo, depth=0):
@@ -571,9 +561,9 @@ def test_quiescence_scores_the_tree_it_promises(monkeypatch):
     each of its first two iterations scores the root as a plain minimax of that
     depth whose leaves stand pat or capture (and the node limit stays exact).
     (Without the cap of QNODES per leaf, which the reference cannot follow.)"""
-    import mancala.engine
+    import mancala.search_loop
 
-    monkeypatch.setattr(mancala.engine, "QNODES", 10 ** 6)
+    monkeypatch.setattr(mancala.search_loop, "_QNODES", 10 ** 6)
     rules = get_rules("kalah")
     rng = random.Random(11)
     compared = differs = 0
