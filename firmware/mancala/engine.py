@@ -109,7 +109,6 @@ class Engine(Search, Grading, Probes):
         """`native`: use the machine-code kernels (None: where they run, False:
         never, the bytecode reference).  Both search the same tree."""
         Grading.__init__(self)
-        Probes.__init__(self)
         Search.__init__(self, rules, tt_bits, seed, native)
         # Budgets of the CPU (NATIVE_BUDGETS; the bytecode Pico's without an entry)
         budgets = NATIVE_BUDGETS.get(native_arch()) if self.kernel else None
@@ -142,7 +141,13 @@ class Engine(Search, Grading, Probes):
             noise = level_noise(self.rules, li)
         if nodes is None:
             nodes = self.master_nodes or level_nodes(self.rules, 3)
-        self._begin(pos, nodes, noise, li < 0 or li >= 3, li == 3, deadline_ms, clock)
+        self._begin(pos, nodes, noise, li < 0 or li >= 3, deadline_ms, clock)
+        if li == 3 and not self.done and self.force < 0 and self.book is not None:
+            m = self.book_move(self.root)
+            if m >= 0:  # Master's (or a hint's) move from the book: no search
+                self.best_move = m
+                self.book_hit = True
+                self.done = True
 
     def search(self, pos, level=None, nodes=None, deadline_ms=None, clock=None):
         self.start(pos, level, nodes, deadline_ms, clock)

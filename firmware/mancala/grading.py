@@ -1,3 +1,5 @@
+# mypy: disable-error-code="attr-defined"
+# (a mixin: its methods run on an Engine, whose search state Search.__init__ makes)
 """Grading a move (the coach): how much worse it is than the best move, in stones.
 
 The part of Engine (mancala.engine) that grades: the graded move is searched first at

@@ -1,3 +1,5 @@
+# mypy: disable-error-code="attr-defined, has-type"
+# (a mixin: its methods run on an Engine, whose attributes Search.__init__ makes)
 """What the search looks up instead of searching: the endgame table and the opening book.
 
 The part of Engine (mancala.engine) that holds them: set_table() gives the search
@@ -12,17 +14,8 @@ from mancala.rules import MASK, POS_LEN, SIDE
 
 
 class Probes:
-    """Engine's endgame-table and book methods (a mixin: the keys are the search's)."""
-
-    def __init__(self):
-        self.table = None  # endgame table (mancala.tablebase.Table) or None
-        self.table_seeds = -1  # positions with at most this many seeds are looked up
-        self.book = None  # the opening book's open file (set_book) or None
-        self.book_entries = 0
-        self.book_score = 0  # the score stored with the last entry found (stones)
-        self.book_hit = False  # the last start() took its move from the book
-        self._book_buf = None  # (buffers made by set_book: an entry, a mirrored position)
-        self._book_pos = None
+    """Engine's endgame-table and book methods (a mixin: their state and the keys are
+    the search's, made by Search.__init__)."""
 
     def release(self):
         """Close the book and the table (Engine.release): an open file holds a buffer,

@@ -201,7 +201,17 @@ class Search:
         self._done_first = 0
         self._done_q = 0
         self.clock = _ticks_ms
+        self._raw_best = 0  # the root's value of the iteration just finished (the loop's)
+        # What the probes (mancala.probes: set_table, set_book) give the search
+        self.table = None  # endgame table (mancala.tablebase.Table) or None
+        self.table_seeds = -1  # positions with at most this many seeds are looked up
         self._use_table = -1  # table_seeds for the search under way (-1: off)
+        self.book = None  # the opening book's open file (set_book) or None
+        self.book_entries = 0
+        self.book_score = 0  # the score stored with the last entry found (stones)
+        self.book_hit = False  # the last start() took its move from the book
+        self._book_buf = None  # (buffers made by set_book: an entry, a mirrored position)
+        self._book_pos = None
         # The machine-code search (mancala.native.run: the same tree as _run) where
         # the kernels run and the evaluation has no threat term (not written there).
         self.kernel = self.native and not self.tw
@@ -226,11 +236,11 @@ class Search:
         _spare = (self.tt_bits, self.ttc, self.ttd, self.z)
         self.ttc = self.ttd = self.z = None
 
-    def _begin(self, pos, limit, noise, full, book, deadline_ms, clock):
+    def _begin(self, pos, limit, noise, full, deadline_ms, clock):
         """Begin a search of `pos` (copied) of `limit` nodes with root noise `noise`
-        (Engine.start: what a level searches); `full`: with the endgame table and the
-        quiescence (Master, hints, a given node count), `book`: Master's book move at
-        once where there is one.  Run it with step() or search()."""
+        (Engine.start: what a level searches, and the book); `full`: with the endgame
+        table and the quiescence (Master, hints, a given node count).  Run it with
+        step() or search()."""
         root = self.root
         root[:] = pos
         self.nodes = 0
@@ -270,13 +280,6 @@ class Search:
         if POPCOUNT[mask] == 1 and f < 0:
             self.done = True  # a forced move: nothing to think about
             return
-        if book and f < 0 and self.book is not None:
-            m = self.book_move(root)
-            if m >= 0:  # Master's (or a hint's) move from the book: no search
-                self.best_move = m
-                self.book_hit = True
-                self.done = True
-                return
         self.iter = 0
         self._new_iteration()
 
