@@ -609,3 +609,23 @@ def test_lower_levels_and_grades_keep_static_leaves():
         pit = [k for k in range(6) if pos[MASK] >> k & 1][0]
         assert a.grade(pos, pit, 800) == b.grade(pos, pit, 800)
         assert (a.nodes, a.depth) == (b.nodes, b.depth)
+
+
+def test_the_parts_copies_of_the_constants_agree():
+    """MicroPython folds a const() only in its own module: search.py and
+    search_loop.py keep private copies of evaluation's (and native.py its own)."""
+    from mancala import evaluation, search, search_loop
+
+    for mod in (search, search_loop):
+        assert (mod._SCALE, mod._INF, mod._MAXPLY) == (evaluation.SCALE, evaluation.INF,
+                                                        search._MAXPLY)
+    assert (search_loop._FR_CUT, search_loop._FR_STOPPED) == (evaluation.FR_CUT,
+                                                              evaluation.FR_STOPPED)
+
+
+def test_the_bytecode_loop_is_loaded_only_without_the_kernels():
+    """Engine(native=False) runs search_loop.run; the kernels' engine never needs it."""
+    from mancala import search_loop
+
+    e = Engine(get_rules("kalah"), native=False)
+    assert e._loop is search_loop.run and not e.kernel
