@@ -102,8 +102,8 @@ KERNEL_CHUNK = 8
 
 class Engine(Search, Grading, Probes):
     """The engine of one variant at the levels above: the search, grading, the probes.
-    (Search is the first base: its hot methods, _run and _quiesce, are looked up
-    there right after this class.)"""
+    (Search first among the bases: step and step_for, once a slice, are looked up
+    there right after this class; the node loop itself is a function, `_loop`.)"""
 
     def __init__(self, rules, tt_bits=12, seed=0, native=None):
         """`native`: use the machine-code kernels (None: where they run, False:

@@ -27,7 +27,7 @@ Written for MicroPython bytecode on a Pico / ESP32 and unchanged in CPython:
 Scores are in quarter stones inside (evaluation.SCALE); `score` speaks stones.
 
 Where a port has a native emitter, the same search runs as machine code
-(mancala/native.py: `_run`, the quiescence, the frontiers and the sowings in
+(mancala/native.py: `run`, the quiescence, the frontiers and the sowings in
 viper, node for node the same tree); this bytecode stays the reference and runs
 everywhere else (docs/ENGINE.md, "Native kernels").
 
@@ -212,7 +212,7 @@ class Search:
         self.book_hit = False  # the last start() took its move from the book
         self._book_buf = None  # (buffers made by set_book: an entry, a mirrored position)
         self._book_pos = None
-        # The machine-code search (mancala.native.run: the same tree as _run) where
+        # The machine-code search (mancala.native.run: the same tree as search_loop.run) where
         # the kernels run and the evaluation has no threat term (not written there).
         self.kernel = self.native and not self.tw
         self.chunk_scale = 1  # step_for's chunk per bytecode node (Engine: the kernel's)
