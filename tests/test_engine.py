@@ -5,23 +5,13 @@ import random
 
 import pytest
 
-from mancala.engine import (
-    FR_STOPPED,
-    FRONTIERS,
-    GRADE_LIMITS,
-    GRADES,
-    INF,
-    LEVELS,
-    MASTER_NODES,
-    SCALE,
-    Engine,
-    Rng,
-    evaluate,
-    level_nodes,
-)
+from mancala.engine import LEVELS, MASTER_NODES, Engine, level_nodes
+from mancala.evaluation import FR_STOPPED, FRONTIERS, INF, SCALE, evaluate
 from mancala.game import Game
+from mancala.grading import GRADE_LIMITS, GRADES
 from mancala.notation import parse_position
 from mancala.rules import EXTRA, MASK, OVER, SIDE, VARIANTS, get_rules
+from mancala.search import Rng
 
 
 def exact(rules, pos, memo, depth=0):
@@ -571,9 +561,9 @@ def test_quiescence_scores_the_tree_it_promises(monkeypatch):
     each of its first two iterations scores the root as a plain minimax of that
     depth whose leaves stand pat or capture (and the node limit stays exact).
     (Without the cap of QNODES per leaf, which the reference cannot follow.)"""
-    import mancala.engine
+    import mancala.search_loop
 
-    monkeypatch.setattr(mancala.engine, "QNODES", 10 ** 6)
+    monkeypatch.setattr(mancala.search_loop, "_QNODES", 10 ** 6)
     rules = get_rules("kalah")
     rng = random.Random(11)
     compared = differs = 0
@@ -619,3 +609,23 @@ def test_lower_levels_and_grades_keep_static_leaves():
         pit = [k for k in range(6) if pos[MASK] >> k & 1][0]
         assert a.grade(pos, pit, 800) == b.grade(pos, pit, 800)
         assert (a.nodes, a.depth) == (b.nodes, b.depth)
+
+
+def test_the_parts_copies_of_the_constants_agree():
+    """MicroPython folds a const() only in its own module: search.py and
+    search_loop.py keep private copies of evaluation's (and native.py its own)."""
+    from mancala import evaluation, search, search_loop
+
+    for mod in (search, search_loop):
+        assert (mod._SCALE, mod._INF, mod._MAXPLY) == (evaluation.SCALE, evaluation.INF,
+                                                        search._MAXPLY)
+    assert (search_loop._FR_CUT, search_loop._FR_STOPPED) == (evaluation.FR_CUT,
+                                                              evaluation.FR_STOPPED)
+
+
+def test_the_bytecode_loop_is_loaded_only_without_the_kernels():
+    """Engine(native=False) runs search_loop.run; the kernels' engine never needs it."""
+    from mancala import search_loop
+
+    e = Engine(get_rules("kalah"), native=False)
+    assert e._loop is search_loop.run and not e.kernel

@@ -168,11 +168,15 @@ def test_the_kernels_are_only_taken_where_they_run():
                        ".start(), nodes=300))\n")
         assert out.split() == ["False", "False", out.split()[2]], out
     # the unix port: the kernels run; native=False keeps the bytecode engine
-    out = mpunix.run("from mancala import engine\nfrom mancala.rules import get_rules\n"
+    # (and the bytecode loop, mancala.search_loop, is imported only by the latter: a
+    # board running the kernels does not hold its code)
+    out = mpunix.run("import sys\nfrom mancala import engine\nfrom mancala.rules import get_rules\n"
                      "r = get_rules('ranok')\n"
-                     "print(engine.native_available(), engine.Engine(r).kernel,"
-                     " engine.Engine(r, native=False).kernel)\n")
-    assert out.split() == ["True", "True", "False"], out
+                     "k = engine.Engine(r).kernel\n"
+                     "held = 'mancala.search_loop' in sys.modules\n"
+                     "print(engine.native_available(), k, held,"
+                     " engine.Engine(r, native=False).kernel, 'mancala.search_loop' in sys.modules)\n")
+    assert out.split() == ["True", "True", "False", "False", "True"], out
 
 
 @pytest.mark.parametrize("arch", [None, "armv6m", "armv7emsp", "xtensawin"])

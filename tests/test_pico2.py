@@ -87,10 +87,6 @@ def test_the_info_line_carries_the_machine():
 
 
 def test_a_pico2_without_board_txt_boots_its_own_profile(monkeypatch):
-    # (mancala.app first: mancala.modes.start imported before it leaves the menu's
-    # play item out of app.ITEMS for the rest of the session, an import circle that
-    # issue 27 takes out)
-    import mancala.app  # noqa: F401
     from mancala.modes import start
 
     class Impl:

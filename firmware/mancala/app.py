@@ -78,16 +78,6 @@ HEALTHY_TURNS = 50
 STORES = (1 << S_STORE) | (1 << N_STORE)
 
 
-def _log_exc(log, e):
-    pe = getattr(sys, "print_exception", None)
-    if pe is not None:
-        pe(e)
-    else:
-        tb = __import__("traceback")  # CPython
-        tb.print_exception(type(e), e, e.__traceback__)
-    log("error: %r" % (e,))
-
-
 class App:
     FRAME_MS = 20  # loop period
     ANIM_FRAME_MS = 60  # animations redraw this often (a press redraws at once)
@@ -354,9 +344,19 @@ class App:
             self.in_loop = False
             if self.strict:
                 raise
-            _log_exc(self.log, e)
+            self.log_exc(e)
             self.recover()
         self.in_loop = False
+
+    def log_exc(self, e):
+        """An exception and its traceback on the console (the modes' too: recover())."""
+        pe = getattr(sys, "print_exception", None)
+        if pe is not None:
+            pe(e)
+        else:
+            tb = __import__("traceback")  # CPython
+            tb.print_exception(type(e), e, e.__traceback__)
+        self.log("error: %r" % (e,))
 
     def recover(self):
         """After an error: back to the saved state (modes/errors.py)."""
@@ -669,10 +669,11 @@ class _Rng:
 
 def build(*args, **kw):
     """The App for a profile on these `machine`/`neopixel` modules, or an ErrorBoard
-    (modes/start.py build(): code the boot alone needs)."""
+    (modes/start.py build(): code the boot alone needs; the App class handed to it,
+    modes never import this module)."""
     from mancala.modes.start import build
 
-    return build(*args, **kw)
+    return build(App, *args, **kw)
 
 
 def main(profile=None, machine=None, neopixel=None, clock=None, fs=None, engine_cls=None,

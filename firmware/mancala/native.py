@@ -2,12 +2,12 @@
 
 The same functions as the bytecode ones, move for move and bit for bit: each
 variant's sowing (`Rules.move`), ranok's legal mask, and the frontiers
-(`frontier_kalah`, `frontier_oware` of mancala.engine).  The engine takes them
+(`frontier_kalah`, `frontier_oware` of mancala.evaluation).  The engine takes them
 where this module imports (a port with a native emitter: rp2 armv6m, ESP32
 xtensawin, the Pico 2's armv7emsp, the unix port's x64) and keeps the bytecode
 ones everywhere else: CPython has no `micropython`, the WebAssembly VM rejects
 native code when it compiles this file, so the import fails and
-`mancala.engine` catches it.  The bytecode functions stay the reference: tests
+`mancala.search` catches it.  The bytecode functions stay the reference: tests
 run both in the unix port over positions of real play (tests/test_native.py).
 
 On a board this file must be compiled for its CPU: host_tools/link/deploy.py gives
@@ -379,12 +379,12 @@ def mover(rules):
     return fn
 
 
-# -- the frontiers (mancala.engine.frontier_kalah / frontier_oware, same packing) --
+# -- the frontiers (mancala.evaluation.frontier_kalah / frontier_oware, same packing)
 
 @micropython.viper
 def frontier_kalah(pos, alpha: int, beta: int, left: int, w: int, half: int, ew: int,
                    xw: int) -> int:
-    """mancala.engine.frontier_kalah in machine code."""
+    """mancala.evaluation.frontier_kalah in machine code."""
     p = ptr8(pos)
     pc = ptr8(_POP)
     side = p[14]
@@ -470,7 +470,7 @@ def frontier_kalah(pos, alpha: int, beta: int, left: int, w: int, half: int, ew:
 @micropython.viper
 def frontier_oware(pos, alpha: int, beta: int, left: int, w: int, half: int, ew: int,
                    xw: int) -> int:
-    """mancala.engine.frontier_oware in machine code."""
+    """mancala.evaluation.frontier_oware in machine code."""
     p = ptr8(pos)
     pc = ptr8(_POP)
     side = p[14]
@@ -589,7 +589,7 @@ def flat_paths(rules):
     return {"kalah": _KP, "mangala": _MP, "ranok": _RP, "oware": _OP}[rules.name]
 
 
-# -- the search: mancala.engine.Engine._run and _quiesce, step for step ------------
+# -- the search: mancala.search_loop.run and quiesce, step for step ---------------
 # The same states, the same move order, the same node counting and table writes
 # (so the same tree, scores and node counts at equal nodes).  The engine's stacks
 # are read in place: alpha/beta/oalpha/best/bias are array("h") (16 bits, read
@@ -609,7 +609,7 @@ _QOWARE = const(5)
 
 @micropython.viper
 def quiesce(pos, alpha: int, beta: int, qp: int, move, qkids, qs, path) -> int:
-    """Engine._quiesce: the value of leaf `pos` for its side to move."""
+    """search_loop.quiesce: the value of leaf `pos` for its side to move."""
     p = ptr8(pos)
     st = ptr32(qs)
     pa = ptr8(path)
@@ -695,7 +695,7 @@ def quiesce(pos, alpha: int, beta: int, qp: int, move, qkids, qs, path) -> int:
 
 @micropython.viper
 def evaluate(pos, side: int, w: int, ew: int, xw: int) -> int:
-    """mancala.engine.evaluate without the threat term (tw = 0)."""
+    """mancala.evaluation.evaluate without the threat term (tw = 0)."""
     p = ptr8(pos)
     a = p[0] + p[1] + p[2] + p[3] + p[4] + p[5]
     b = p[7] + p[8] + p[9] + p[10] + p[11] + p[12]
@@ -721,8 +721,8 @@ def evaluate(pos, side: int, w: int, ew: int, xw: int) -> int:
     return v
 
 
-_MAXPLY = const(40)  # mancala.engine.MAXPLY
-_QNODES = const(8)  # mancala.engine.QNODES
+_MAXPLY = const(40)  # mancala.search._MAXPLY
+_QNODES = const(8)  # mancala.search_loop._QNODES
 _EXACT = const(1)
 _LOWER = const(2)
 _UPPER = const(3)
@@ -730,7 +730,7 @@ _UPPER = const(3)
 
 @micropython.viper
 def run(eng, end: int) -> int:
-    """Engine._run(end) of `eng` (states, returns and side effects the same)."""
+    """search_loop.run(eng, end) (states, returns and side effects the same)."""
     move = eng._move
     path = ptr8(eng._kpaths)
     vcode = int(eng.vcode)

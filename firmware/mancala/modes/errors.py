@@ -1,4 +1,4 @@
-"""Errors: the board that cannot play (mancala.app.build), the way back after an error
+"""Errors: the board that cannot play (modes/start.py build), the way back after an error
 in the loop (App.tick's recover), the full-flash code while saves fail.  Imported only
 when one of them happens, so a board that plays holds none of this code."""
 
@@ -22,9 +22,7 @@ def recover(app):
             app.boot_game()
             M.forget_others(app.mode)  # the boot's module goes again (but in the boot)
     except Exception as e:  # noqa: BLE001
-        from mancala.app import _log_exc
-
-        _log_exc(app.log, e)
+        app.log_exc(e)
         app.game = None
         app.next_mode = MENU
     app.set_mode(app.next_mode)

@@ -36,6 +36,10 @@ ITEMS = [
     ("quick", S_STORE, (0, 255, 210)),
 ]
 PLAY_COLOUR = (255, 255, 120)
+if not ACTIVITIES:  # imported before the App registered them (modes/start.py first, a
+    # test): registered now, so the import order does not matter.  (On the board the App
+    # imports activities at its start; what they register outlives the module.)
+    import mancala.modes.activities  # noqa: F401
 if ACTIVITIES:  # (modes.add_activity): the "play" item chooses what the North store starts
     ITEMS.append(("play", S_STORE, PLAY_COLOUR))
     DEFAULTS["play"] = 0  # (0: a game; the board imports this module again after a game)

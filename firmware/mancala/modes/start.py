@@ -252,10 +252,11 @@ def make_sensors(p, machine):
                         debounce_ms(p))
 
 
-def build(profile, machine, neopixel, clock, fs=None, engine_cls=None, log=print, seed=None,
-          strict=False, fault=None):
-    """The App for `profile` on these `machine`/`neopixel` modules (or an ErrorBoard;
-    `fault`: main.py's safe state, the ErrorBoard with the LEDs lit)."""
+def build(app_cls, profile, machine, neopixel, clock, fs=None, engine_cls=None, log=print,
+          seed=None, strict=False, fault=None):
+    """An `app_cls` (mancala.app.App, handed over by mancala.app.build: modes never
+    import the app module) for `profile` on these `machine`/`neopixel` modules (or an
+    ErrorBoard; `fault`: main.py's safe state, the ErrorBoard with the LEDs lit)."""
     status = None
     try:
         errs = [profile["error"]] if "error" in profile else _validate(profile)
@@ -296,9 +297,7 @@ def build(profile, machine, neopixel, clock, fs=None, engine_cls=None, log=print
         from mancala.modes.errors import ErrorBoard
 
         return ErrorBoard(["the hardware could not be set up: %r" % (e,)], status, clock, log)
-    from mancala.app import App
-
-    app = App(profile, pits, px, clock, storage, engine_cls, status, log, seed, strict)
+    app = app_cls(profile, pits, px, clock, storage, engine_cls, status, log, seed, strict)
     from mancala.idle import attach
 
     attach(app, profile, machine)
