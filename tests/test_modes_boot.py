@@ -43,7 +43,7 @@ def test_the_led_test_steps_then_goes_on_and_the_sensor_test_lights_the_pressed(
     assert counts[4] is None and bgs[4] == "red" and counts[5] == 0
     mode(M.SENSOR_TEST).on_event(app, P.LONG, (1 << 6) | (1 << 13))
     assert app.modes_asked()[-1] == M.BOOT
-    assert not M.MODES[M.SENSOR_TEST].touch and M.MODES[M.BOOT].status_blink
+    assert not M.MODES[M.SENSOR_TEST].touch and mode(M.BOOT).status_blink  # (loaded here when run alone)
 
 
 def test_a_new_mode_gets_the_next_number_and_a_family_is_imported_when_first_needed():
