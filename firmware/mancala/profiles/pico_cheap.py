@@ -7,6 +7,7 @@ PROFILE = {
     "sensor": "gpio",
     "pit_pins": (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
     "led_pin": 22,
+    "pixel_driver": "pio_dma",  # PIO + DMA: a frame costs the CPU no wire time (hw/pixels.py)
     "led_count": 14,
     "leds": (
         (0, 1), (1, 1), (2, 1), (3, 1), (4, 1), (5, 1), (6, 1),

@@ -12,6 +12,7 @@ PROFILE = {
     "hall_threshold": 0.06,
     "hall_hysteresis": 0.02,
     "led_pin": 22,
+    "pixel_driver": "pio_dma",  # PIO + DMA: a frame costs the CPU no wire time (hw/pixels.py)
     "led_count": 180,
     "leds": (
         (0, 12), (12, 12), (24, 12), (36, 12), (48, 12), (60, 12), (72, 18),
