@@ -89,15 +89,18 @@ while True:
     clock.sleep(b.FRAME_MS - clock.diff(clock.now(), t))
 """
 
-# The person's time against Master: thinking (SELECT, no press), then carrying out
-# the computer's move (SHOW: a tap on its pit takes the stones; SOW: a stone every
-# STONE_MS, each a tap on the pit the board shows).  Nodes from the engine's counter.
+# The person's time against Master, with the native kernels the deploy sends: the
+# computer's move shown (SHOW), its pit tapped, its stones sown one every STONE_MS
+# (each a DOWN and a TAP event on the pit the board guides to: the App's own path
+# after the sensors' debounce, which this script stands in for), then the person to
+# move, thinking PONDER_S s without a press.  Nodes from the engine's counter.
 PONDER = r"""
 import time, gc
 from mancala.hw.storage import Storage, OsFs
 Storage(OsFs()).save("game.json", {"record": %(record)r, "number": 1, "human": 1,
                                    "level": 4, "hints": 0})
 from mancala import app as A
+from mancala.hw import pits as P
 b = A.main(run=False)
 e = b.engine
 clock = b.clock
@@ -107,37 +110,55 @@ def turn():
     t = clock.now()
     b.tick()
     clock.sleep(b.FRAME_MS - clock.diff(clock.now(), t))
-def until(cond, ms):
+def run_for(ms, stop=None):
     t0 = time.ticks_ms()
-    while not cond() and time.ticks_diff(time.ticks_ms(), t0) < ms:
+    while time.ticks_diff(time.ticks_ms(), t0) < ms and not (stop and stop()):
         turn()
-until(lambda: b.mode == A.SHOW, 20000)  # the computer's move, to be carried out
-# carry it out: the sensors are pressed by hand here (the script plays the person:
-# a debounced press and release through the Pits' own path, by the fake pin value)
-pins = b.pits.sensors
-def press(pit, hold_ms=120):
-    pins.force(pit, 1)
-    t0 = time.ticks_ms()
-    until(lambda: False, hold_ms)
-    pins.force(pit, 0)
-n0 = e.nodes
-p0 = b.ponder_ms
+def tap(pit):
+    b.on_event(P.DOWN << 16 | pit)
+    turn()
+    b.on_event(P.TAP << 16 | pit)
+run_for(20000, lambda: b.mode == A.SHOW)
 t0 = time.ticks_ms()
+pm0 = b.ponder_ms
+n = [0]
 stones = 0
-pit = b.sow_side * 7 + b.sow_pit
-press(pit)
-until(lambda: False, %(stone_ms)d - 120)
-while b.mode == A.SOW:
-    nxt = b.sow_path[b.sow_i] if b.sow_i < len(b.sow_path) else -1
-    if nxt < 0:
-        break
-    press(nxt)
-    until(lambda: b.mode != A.SOW, %(stone_ms)d - 120)
+base = [0]
+def nodes():
+    return e.nodes if b.pondering else 0
+tap(b.sow_side * 7 + b.sow_pit)
+run_for(%(stone_ms)d)
+while b.mode == A.SOW and stones < 40:
+    before = nodes()
+    tap(b.sow_path[b.sow_i])
+    run_for(%(stone_ms)d, lambda: b.mode != A.SOW)
     stones += 1
-out["carry"] = {"ms": time.ticks_diff(time.ticks_ms(), t0), "stones": stones,
-                "ponder_ms": b.ponder_ms - p0}
+carry_ms = time.ticks_diff(time.ticks_ms(), t0)
+out["carry"] = {"ms": carry_ms, "stones": stones, "ponder_ms": b.ponder_ms - pm0,
+                "nodes": nodes(), "mode": A.MODE_NAMES[b.mode]}
+run_for(2000, lambda: b.mode == A.SELECT)
+n0 = nodes()
+pm0 = b.ponder_ms
+t0 = time.ticks_ms()
+run_for(%(think_ms)d)
+out["think"] = {"ms": time.ticks_diff(time.ticks_ms(), t0), "nodes": nodes() - n0,
+                "ponder_ms": b.ponder_ms - pm0, "mode": A.MODE_NAMES[b.mode],
+                "cap": e.ponder_nodes}
 print("P", out)
 """
+
+
+def measure_ponder(work, flash):
+    script = os.path.join(os.path.dirname(flash), "ponder.py")
+    with open(script, "w") as f:
+        f.write(PONDER % {"record": RECORD, "stone_ms": STONE_MS, "think_ms": PONDER_S * 1000})
+    p = subprocess.run(["node", os.path.join(work, "pico.mjs"), "--quiet", "--flash", flash,
+                        "--exec", script], cwd=work, capture_output=True, text=True,
+                       timeout=3600)
+    rows = _dicts(p.stdout, "P")
+    if p.returncode != 0 or not rows:
+        raise ChipBenchError("the ponder script failed: %s" % (p.stdout + p.stderr)[-800:])
+    return rows[0]
 
 
 def _tap(work, flash, code, args, timeout=3600):
@@ -217,6 +238,11 @@ def report(results, out=sys.stdout):
         lambda r: "%d / %d" % (r["quiet"]["frames"], r["pressed"]["frames"]))
     row("press -> first changed frame, ms", lambda r: " ".join("%.1f" % x for x in r["lat"]))
     row("release -> first changed frame, ms", lambda r: " ".join("%.1f" % x for x in r["rel"]))
+    if all("ponder" in results[n] for n in names):
+        row("pondered per stone carried out (%d ms)" % STONE_MS,
+            lambda r: "%.0f" % (r["ponder"]["carry"]["nodes"] / max(1, r["ponder"]["carry"]["stones"])))
+        row("pondered per 3 s of the person's thought",
+            lambda r: "%.0f" % (r["ponder"]["think"]["nodes"] * 3000.0 / max(1, r["ponder"]["think"]["ms"])))
     out.flush()
 
 
@@ -229,6 +255,7 @@ def main(argv=None):
                    help="NAME=FOLDER of a firmware to measure (repeat: before/after in one run; "
                         "default this tree's firmware/)")
     p.add_argument("--json", help="write the results here too")
+    p.add_argument("--ponder", action="store_true", help="pondering too (host minutes more)")
     a = p.parse_args(argv)
     fws = [x.split("=", 1) for x in a.firmware] or [["this tree", os.path.join(ROOT, "firmware")]]
     try:
@@ -236,19 +263,21 @@ def main(argv=None):
         results = {}
         tmp = os.path.join(ROOT, "build", "chip_think")  # (kept: flash images, outputs)
         os.makedirs(tmp, exist_ok=True)
-        if True:
-            for k, (name, src) in enumerate(fws):
-                sys.stderr.write("chip think: %s: firmware on the model\n" % name)
-                flash = flash_with(work, tmp, "fw%d" % k, src)
-                sys.stderr.write("chip think: %s: the think, twice (host minutes)\n" % name)
-                # the presses land PRESS_AT_MS into the think: the think starts at a
-                # fixed emulated moment after the script is sent (deterministic), found
-                # by a first run's "THINK at" (ticks_ms) against the run's start
-                quiet, pressed, lat, rel, starts, text = measure_think(work, flash, 4000)
-                results[name] = {"quiet": quiet, "pressed": pressed, "lat": lat, "rel": rel,
-                                 "starts": starts}
-                with open(os.path.join(tmp, "fw%d" % k, "think.out"), "w") as f:
-                    f.write(text)
+        for name, src in fws:
+            sys.stderr.write("chip think: %s: firmware on the model\n" % name)
+            d = "fw-" + re.sub(r"\W", "_", name)
+            flash = flash_with(work, tmp, d, src)
+            sys.stderr.write("chip think: %s: the think, twice (host minutes)\n" % name)
+            # (the presses' moment: the think starts at a fixed emulated time after
+            # the script is sent, the emulation being deterministic)
+            quiet, pressed, lat, rel, starts, text = measure_think(work, flash, 4000)
+            results[name] = {"quiet": quiet, "pressed": pressed, "lat": lat, "rel": rel,
+                             "starts": starts}
+            with open(os.path.join(tmp, d, "think.out"), "w") as f:
+                f.write(text)
+            if a.ponder:
+                sys.stderr.write("chip think: %s: pondering\n" % name)
+                results[name]["ponder"] = measure_ponder(work, flash)
         report(results)
         if a.json:
             with open(a.json, "w") as f:
