@@ -3,11 +3,11 @@ module (host_tools/fakes/rp2.py): the frame it hands to the DMA, that it waits f
 last transfer and the line's reset before reusing its wire buffer, the bitstream
 fallback, and no allocation per frame (in the unix port, under heap_lock)."""
 
+import fake_rp2
 import pytest
 
 from host_tools import mpunix
 from host_tools.fakes import machine, neopixel
-from host_tools.fakes import rp2 as fake_rp2
 from mancala import profiles
 from mancala.hw import pixels as PX
 from mancala.hw.pixels import SOUTH, PioChain, Pixels, make_chain
@@ -153,8 +153,7 @@ print("OK")
 def test_no_allocation_per_frame_in_the_unix_port():
     if not mpunix.available():
         pytest.skip("MicroPython unix build not installed: run `make setup`")
-    import os
 
-    fake = os.path.join(os.path.dirname(fake_rp2.__file__), "rp2.py")
+    fake = fake_rp2.__file__
     out = mpunix.run(NO_ALLOC, mounts=[(fake, "lib/rp2.py")])
     assert out.strip().endswith("OK")

@@ -1,5 +1,7 @@
 """A fake `rp2` module (StateMachine, DMA, asm_pio, PIO) for the PIO pixel driver's
-tests: it records what the driver hands over.  MicroPython-compatible.
+tests: it records what the driver hands over.  MicroPython-compatible.  (Not in
+host_tools/fakes: the MicroPython tests mount that folder as /lib, where a module
+named rp2 would give every board built there the PIO driver.)
 
 `DMA.config` keeps a copy of the bytes it was given to read (what would go on the
 wire) and fails if it is called while the last transfer is still running;
