@@ -79,7 +79,8 @@ while True:
     was = b.mode == A.THINK
     b.tick()
     if b.mode == A.THINK and not think and not done:
-        think = True
+        think = True  # (the boot began it inside main(): again, timed from here)
+        timed_start()
     elif think and b.mode != A.THINK:
         think = False
         done = True

@@ -96,7 +96,11 @@ class DMA:
                        "treq_sel": treq_sel}
         return size << 2 | inc_read << 4 | inc_write << 5 | treq_sel << 15 | 1
 
-    def active(self):
+    def active(self, v=None):
+        if v is not None:  # (0: abort)
+            self.busy = 0
+            self.aborted = True
+            return None
         self.polls += 1
         if self.busy:
             self.busy -= 1

@@ -157,3 +157,20 @@ def test_no_allocation_per_frame_in_the_unix_port():
     fake = fake_rp2.__file__
     out = mpunix.run(NO_ALLOC, mounts=[(fake, "lib/rp2.py")])
     assert out.strip().endswith("OK")
+
+
+def test_a_stalled_transfer_is_given_up_after_its_wire_time():
+    class Ticking(Time):
+        def ticks_us(self):  # every read of the clock: 100 us later
+            self.us += 100
+            return self.us
+
+    t = Ticking()
+    c = PioChain(fake_rp2, "pin22", 180, t)
+    dma = fake_rp2.channels[-1]
+    c.write()
+    dma.busy = 10 ** 9  # never ends by itself
+    c.buf[1] = 5
+    c.write()  # gives up on the last one (aborts it) and sends this frame
+    assert getattr(dma, "aborted", False) and dma.frames[-1][1] == 5
+    assert t.us - 1000 < 2 * (180 * 3 * PX.US_PER_BYTE + PX.RESET_US + 2000)

@@ -257,9 +257,11 @@ class PioChain:
 
     def wait(self):
         """Until the last frame is out and the line has been low for RESET_US."""
-        while self.dma.active():  # (its bytes still going into the FIFO)
-            pass
         t = self.time
+        while self.dma.active():  # (its bytes still going into the FIFO)
+            if t.ticks_diff(t.ticks_us(), self.t_start) > self.busy_us + 2000:
+                self.dma.active(0)  # stalled (never seen): the next frame goes anyway
+                break
         left = self.busy_us - t.ticks_diff(t.ticks_us(), self.t_start)
         if left > 0:
             t.sleep_us(left)
