@@ -35,6 +35,8 @@ PRESSES = 3
 PRESS_HOLD_MS = 120
 PRESS_GAP_MS = 420
 PRESS_AT_MS = 1200  # the first press, after the think began
+THINK_AT_MS = 1100  # when the think begins, after the script is sent (the model is
+# deterministic: the boot into the saved game takes this long on it)
 STONE_MS = 700  # the person drops a stone this often (the simulator's pace)
 PONDER_S = 3
 
@@ -67,9 +69,15 @@ def timed_start():
     acc[0] = 0
     acc[1] = us()
     acc[2] = b.frame_no
+    frame_us[:] = []
     start_thinking()
     print("THINK at", time.ticks_ms())
 b.start_thinking = timed_start
+frame_us = []  # when each frame of the think was handed to the chain (its write())
+def on_frame(app):
+    if len(frame_us) < 64:
+        frame_us.append(us())
+b.on_frame = on_frame
 clock = b.clock
 think = False
 done = False
@@ -86,7 +94,8 @@ while True:
         done = True
         total = time.ticks_diff(t_us, acc[1])
         print("T", {"think_us": total, "search_us": acc[0], "nodes": e.nodes,
-                    "frames": b.frame_no - acc[2], "search_ms": b.search_ms})
+                    "frames": b.frame_no - acc[2], "search_ms": b.search_ms,
+                    "frame_us": frame_us, "t0_us": acc[1]})
     clock.sleep(b.FRAME_MS - clock.diff(clock.now(), t))
 """
 
@@ -257,6 +266,8 @@ def main(argv=None):
                         "default this tree's firmware/)")
     p.add_argument("--json", help="write the results here too")
     p.add_argument("--ponder", action="store_true", help="pondering too (host minutes more)")
+    p.add_argument("--settle", type=int, default=THINK_AT_MS + PRESS_AT_MS,
+                   help="the first press, ms of emulated time after the script is sent")
     a = p.parse_args(argv)
     fws = [x.split("=", 1) for x in a.firmware] or [["this tree", os.path.join(ROOT, "firmware")]]
     try:
@@ -271,7 +282,7 @@ def main(argv=None):
             sys.stderr.write("chip think: %s: the think, twice (host minutes)\n" % name)
             # (the presses' moment: the think starts at a fixed emulated time after
             # the script is sent, the emulation being deterministic)
-            quiet, pressed, lat, rel, starts, text = measure_think(work, flash, 4000)
+            quiet, pressed, lat, rel, starts, text = measure_think(work, flash, a.settle)
             results[name] = {"quiet": quiet, "pressed": pressed, "lat": lat, "rel": rel,
                              "starts": starts}
             with open(os.path.join(tmp, d, "think.out"), "w") as f:

@@ -174,3 +174,14 @@ def test_a_stalled_transfer_is_given_up_after_its_wire_time():
     c.write()  # gives up on the last one (aborts it) and sends this frame
     assert getattr(dma, "aborted", False) and dma.frames[-1][1] == 5
     assert t.us - 1000 < 2 * (180 * 3 * PX.US_PER_BYTE + PX.RESET_US + 2000)
+
+
+def test_the_profile_check_knows_the_drivers():
+    from mancala.profile import validate
+
+    for name in ("pico_buttons", "pico2_buttons", "esp32"):
+        assert validate(profiles.load(name)) == []
+    esp = dict(profiles.load("esp32"), pixel_driver="pio_dma")  # (no PIO on an ESP32)
+    odd = dict(profiles.load("pico_buttons"), pixel_driver="spi")
+    assert ["pixel_driver" in e for e in validate(esp)] == [True]
+    assert ["pixel_driver" in e for e in validate(odd)] == [True]
