@@ -4,3 +4,10 @@
 .PHONY: chip-bench
 chip-bench: setup
 	$(PY) -m host_tools.benches.chip_bench "$(MODEL)" $(CHIP_ARGS)
+
+# A Master think (share searching, nodes, presses' frames) and pondering on the model
+# (host_tools/benches/chip_think.py): make chip-think MODEL=../shared/picobox
+#   [THINK_ARGS="--firmware before=../main/firmware --firmware after=firmware"]
+.PHONY: chip-think
+chip-think: setup
+	$(PY) -m host_tools.benches.chip_think "$(MODEL)" $(THINK_ARGS)

@@ -144,6 +144,11 @@ def validate(p):
         errs.append("debounce_ms must be a whole number of ms, 0..%d, got %r"
                     % (DEBOUNCE_MAX, db))
     pin("led_pin", p["led_pin"])
+    drv = p.get("pixel_driver")
+    if drv is not None and drv not in ("bitstream", "pio_dma") or \
+            drv == "pio_dma" and p["mcu"] not in ("rp2040", "rp2350"):
+        errs.append("pixel_driver must be 'bitstream' or (a Pico, a Pico 2) 'pio_dma' "
+                    "(hw/pixels.py), got %r" % (drv,))
     _power(p, pin, errs)
     st = p.get("status_led")
     if st is not None:

@@ -32,6 +32,7 @@ COMMON_KEYS = ("name", "mcu", "sensor", "led_pin", "led_count", "leds", "ma_per_
                "status_led")
 # the idle sleep's and the battery's keys (mancala/idle.py, hardware/battery.md): optional
 POWER_KEYS = ("battery", "idle_hz", "idle_sleep", "led_power_pin")
+OPTIONAL_KEYS = ("pixel_driver",)  # the LED chain's driver (hw/pixels.py make_chain)
 SENSOR_KEYS = {
     "gpio": ("pit_pins",),
     "mux": ("mux_select", "mux_adc", "mux_channels", "hall_threshold", "hall_hysteresis"),
@@ -243,7 +244,7 @@ def validate(profile, module=None, build=None):
     wanted = set(COMMON_KEYS) | set(SENSOR_KEYS[sensor])
     for key in sorted(wanted - set(profile)):
         err("missing key %r" % key)
-    for key in sorted(set(profile) - wanted - set(POWER_KEYS)):
+    for key in sorted(set(profile) - wanted - set(POWER_KEYS) - set(OPTIONAL_KEYS)):
         err("unexpected key %r for a %s profile" % (key, sensor))
     if errors:
         return errors

@@ -7,6 +7,9 @@ PROFILE = {
     "sensor": "gpio",
     "pit_pins": (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
     "led_pin": 22,
+    # The chain by bitstream until "pio_dma" (hw/pixels.py: no CPU time on the wire)
+    # has been seen lighting a real chain: its waveform is not verified (docs/BOARD.md)
+    "pixel_driver": "bitstream",
     "led_count": 14,
     "leds": (
         (0, 1), (1, 1), (2, 1), (3, 1), (4, 1), (5, 1), (6, 1),

@@ -12,6 +12,9 @@ PROFILE = {
     "hall_threshold": 0.06,
     "hall_hysteresis": 0.02,
     "led_pin": 22,
+    # The chain by bitstream until "pio_dma" (hw/pixels.py: no CPU time on the wire)
+    # has been seen lighting a real chain: its waveform is not verified (docs/BOARD.md)
+    "pixel_driver": "bitstream",
     "led_count": 180,
     "leds": (
         (0, 12), (12, 12), (24, 12), (36, 12), (48, 12), (60, 12), (72, 18),
