@@ -7,7 +7,7 @@ chip-bench: setup
 
 # A Master think (share searching, nodes, presses' frames) and pondering on the model
 # (host_tools/benches/chip_think.py): make chip-think MODEL=../shared/picobox
-#   [THINK_ARGS="--firmware before=../main/firmware --firmware after=firmware"]
+#   [THINK_ARGS="--firmware bitstream=firmware --firmware pio=firmware@pio_dma"]
 .PHONY: chip-think
 chip-think: setup
 	$(PY) -m host_tools.benches.chip_think "$(MODEL)" $(THINK_ARGS)

@@ -1,4 +1,4 @@
-"""The PIO + DMA chain driver (hw/pixels.py PioChain, make_chain) against a fake rp2
+"""The PIO + DMA chain driver (hw/pio_chain.py PioChain, hw/pixels.py make_chain) against a fake rp2
 module (tests/fake_rp2.py): the frame it hands to the DMA, that it waits for the
 last transfer and the line's reset before reusing its wire buffer, the bitstream
 fallback, and no allocation per frame (in the unix port, under heap_lock)."""
@@ -9,8 +9,9 @@ import pytest
 from host_tools.fakes import machine, neopixel
 from host_tools.runners import mpunix
 from mancala import profiles
-from mancala.hw import pixels as PX
-from mancala.hw.pixels import SOUTH, PioChain, Pixels, make_chain
+from mancala.hw import pio_chain as PX
+from mancala.hw.pio_chain import PioChain
+from mancala.hw.pixels import SOUTH, Pixels, make_chain
 
 
 class Time:
@@ -130,7 +131,8 @@ def test_no_dma_channel_falls_back_to_bitstream(monkeypatch):
 NO_ALLOC = r"""
 import micropython, time, sys
 import rp2
-from mancala.hw.pixels import PioChain, Pixels
+from mancala.hw.pio_chain import PioChain
+from mancala.hw.pixels import Pixels
 from mancala import profiles
 p = profiles.load("pico_buttons")
 c = PioChain(rp2, None, p["led_count"], time)

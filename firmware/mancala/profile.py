@@ -148,7 +148,7 @@ def validate(p):
     if drv is not None and drv not in ("bitstream", "pio_dma") or \
             drv == "pio_dma" and p["mcu"] not in ("rp2040", "rp2350"):
         errs.append("pixel_driver must be 'bitstream' or (a Pico, a Pico 2) 'pio_dma' "
-                    "(hw/pixels.py), got %r" % (drv,))
+                    "(hw/pio_chain.py), got %r" % (drv,))
     _power(p, pin, errs)
     st = p.get("status_led")
     if st is not None:

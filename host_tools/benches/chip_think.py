@@ -53,6 +53,9 @@ import time, gc
 from mancala.hw.storage import Storage, OsFs
 Storage(OsFs()).save("game.json", {"record": %(record)r, "number": 1, "human": 1,
                                    "level": 4, "hints": 0})
+from mancala import profiles as PR
+if %(driver)r:  # the chain's driver measured (the profile's own when empty)
+    PR.load(PR.DEFAULT)["pixel_driver"] = %(driver)r
 from mancala import app as A
 b = A.main(run=False)
 b.MASTER_CAP = 1000000  # the 2 s deadline ends the think, not the node cap
@@ -121,6 +124,9 @@ import time, gc
 from mancala.hw.storage import Storage, OsFs
 Storage(OsFs()).save("game.json", {"record": %(record)r, "number": 1, "human": 1,
                                    "level": 4, "hints": 0})
+from mancala import profiles as PR
+if %(driver)r:  # the chain's driver measured (the profile's own when empty)
+    PR.load(PR.DEFAULT)["pixel_driver"] = %(driver)r
 from mancala import app as A
 from mancala.hw import pits as P
 b = A.main(run=False)
@@ -170,10 +176,11 @@ print("P", out)
 """
 
 
-def measure_ponder(work, flash):
+def measure_ponder(work, flash, driver=""):
     """Pondering's nodes (under tap.mjs: its pins held high as the pull-ups would,
     no press from outside; pico.mjs leaves them low: every pit held, the sensor test)."""
-    code = PONDER % {"record": RECORD, "stone_ms": STONE_MS, "think_ms": PONDER_S * 1000}
+    code = PONDER % {"record": RECORD, "stone_ms": STONE_MS, "think_ms": PONDER_S * 1000,
+                     "driver": driver}
     out = _tap(work, flash, code, ["--no-control", "--taps", "0", "--settle-ms", "0",
                                    "--gap-ms", "0", "--hold-ms", "0", "--after-ms", "16000"])
     rows = _dicts(out, "P")
@@ -260,9 +267,9 @@ def flash_with(work, tmp, name, src):
     return flash
 
 
-def measure_think(work, flash, settle_ms):
+def measure_think(work, flash, settle_ms, driver=""):
     """(no presses, with presses, tap.mjs's report) for the firmware on `flash`."""
-    out = _tap(work, flash, THINK % {"record": RECORD},
+    out = _tap(work, flash, THINK % {"record": RECORD, "driver": driver},
                ["--seq", ",".join([str(PRESS_PIN)] * PRESSES), "--settle-ms", str(settle_ms),
                 "--gap-ms", str(PRESS_GAP_MS), "--hold-ms", str(PRESS_HOLD_MS),
                 "--after-ms", "2500"])
@@ -314,8 +321,9 @@ def main(argv=None):
     p = argparse.ArgumentParser(prog="chip_think", description=__doc__.split("\n")[0])
     p.add_argument("model", nargs="?", default=os.environ.get("MODEL"))
     p.add_argument("--firmware", action="append", default=[],
-                   help="NAME=FOLDER of a firmware to measure (repeat: before/after in one run; "
-                        "default this tree's firmware/)")
+                   help="NAME=FOLDER[@DRIVER] of a firmware to measure, DRIVER a pixel_driver "
+                        "for its profile (repeat: before/after in one run; default this "
+                        "tree's firmware/ as its profile says)")
     p.add_argument("--json", help="write the results here too")
     p.add_argument("--ponder", action="store_true", help="pondering too (host minutes more)")
     p.add_argument("--settle", type=int, default=THINK_AT_MS + PRESS_AT_MS,
@@ -329,20 +337,21 @@ def main(argv=None):
         tmp = os.path.join(ROOT, "build", "chip_think")  # (kept: flash images, outputs)
         os.makedirs(tmp, exist_ok=True)
         for name, src in fws:
+            src, _, driver = src.partition("@")  # FOLDER@DRIVER: that pixel_driver
             sys.stderr.write("chip think: %s: firmware on the model\n" % name)
             d = "fw-" + re.sub(r"\W", "_", name)
             flash = flash_with(work, tmp, d, src)
             sys.stderr.write("chip think: %s: the think, twice (host minutes)\n" % name)
             # (the presses' moment: the think starts at a fixed emulated time after
             # the script is sent, the emulation being deterministic)
-            quiet, pressed, lat, rel, starts, text = measure_think(work, flash, a.settle)
+            quiet, pressed, lat, rel, starts, text = measure_think(work, flash, a.settle, driver)
             results[name] = {"quiet": quiet, "pressed": pressed, "lat": lat, "rel": rel,
                              "starts": starts}
             with open(os.path.join(tmp, d, "think.out"), "w") as f:
                 f.write(text)
             if a.ponder:
                 sys.stderr.write("chip think: %s: pondering\n" % name)
-                results[name]["ponder"] = measure_ponder(work, flash)
+                results[name]["ponder"] = measure_ponder(work, flash, driver)
         report(results)
         if a.json:
             with open(a.json, "w") as f:

@@ -184,102 +184,10 @@ class Pixels:
         return sum(self.buf) * self.ma / 255 + idle_ma_per_led * self.n
 
 
-# -- the chain's drivers ------------------------------------------------------------
+# -- the chain's driver ---------------------------------------------------------
 #
-# The rp2 port's `neopixel` writes the chain with `machine.bitstream`: the CPU times
-# every bit itself, with interrupts off, for the whole frame (30 us a LED: 5.4 ms for
-# 180, all of it taken from a think's search).  On an RP2040/RP2350 a PIO state
-# machine can time the bits and a DMA channel feed it the frame's bytes, so write()
-# hands the frame over and returns: the CPU is back at the search within a few tens
-# of microseconds.  A profile picks its driver ("pixel_driver"); make_chain falls back
-# to the port's `neopixel` wherever the PIO one cannot be built.
-
-WS2812_HZ = 8000000  # the state machine's clock: 10 cycles a bit (800 kbit/s)
-US_PER_BYTE = 10  # 8 bits of 1.25 us on the wire
-RESET_US = 300  # the line low this long ends a frame (WS2812B: above 280 us)
-
-
-def ws2812_program(rp2):
-    """The WS2812 bit timing as a PIO program (rp2.asm_pio): one bit per 10 cycles,
-    high 2 cycles for a 0 (250 ns) and 7 for a 1 (875 ns), the pin driven by side-set.
-    A byte written to the TX FIFO reaches every byte lane of the word (the bus
-    replicates narrow IO writes), so with autopull at 8 bits, shifting left, each
-    byte the DMA writes goes out whole, most significant bit first, as bitstream
-    sends it."""
-
-    @rp2.asm_pio(sideset_init=rp2.PIO.OUT_LOW, out_shiftdir=rp2.PIO.SHIFT_LEFT,
-                 autopull=True, pull_thresh=8)
-    def ws2812():
-        # (asm_pio runs this with its instructions as the module's globals)
-        wrap_target()  # type: ignore[name-defined]  # noqa: F821
-        label("bit")  # type: ignore[name-defined]  # noqa: F821
-        out(x, 1).side(0)[2]  # type: ignore[name-defined]  # noqa: F821 - 3 cycles low
-        jmp(not_x, "zero").side(1)[1]  # type: ignore[name-defined]  # noqa: F821 - 2 cycles high
-        jmp("bit").side(1)[4]  # type: ignore[name-defined]  # noqa: F821 - a 1: 5 more high
-        label("zero")  # type: ignore[name-defined]  # noqa: F821
-        nop().side(0)[4]  # type: ignore[name-defined]  # noqa: F821 - a 0: 5 more low
-        wrap()  # type: ignore[name-defined]  # noqa: F821
-
-    return ws2812
-
-
-class PioChain:
-    """A NeoPixel-like chain (`buf`, `ORDER`, `write()`) written by a PIO state
-    machine fed by DMA.  write() copies the frame into the chain's own wire buffer
-    (the DMA reads that one while Pixels draws the next frame into `buf`) and starts
-    the transfer; it first waits for the previous frame to be on the wire, its bytes
-    out and the line low for RESET_US, which at a board's frame rate (20 ms apart at
-    the closest) has long passed.  Nothing is allocated per frame."""
-
-    ORDER = (1, 0, 2, 3)  # WS2812: G R B
-
-    def __init__(self, rp2, pin, n, time, sm_id=0, bpp=3):
-        self.n = n
-        self.buf = bytearray(n * bpp)
-        self.wire = bytearray(n * bpp)
-        self.time = time
-        self.sm = rp2.StateMachine(sm_id, ws2812_program(rp2), freq=WS2812_HZ, sideset_base=pin)
-        self.dma = rp2.DMA()
-        try:
-            # bytes, the write address fixed (the FIFO), paced by the state machine's
-            # TX FIFO (DREQ: its PIO's number * 8 + its own)
-            self.ctrl = self.dma.pack_ctrl(size=0, inc_write=False,
-                                           treq_sel=(sm_id >> 2) * 8 + (sm_id & 3))
-            self.sm.active(1)
-        except Exception:
-            self.close()
-            raise
-        self.t_start = time.ticks_us()
-        self.busy_us = 0  # the last frame's bytes plus the reset, from t_start
-
-    def __len__(self):
-        return self.n
-
-    def wait(self):
-        """Until the last frame is out and the line has been low for RESET_US."""
-        t = self.time
-        while self.dma.active():  # (its bytes still going into the FIFO)
-            if t.ticks_diff(t.ticks_us(), self.t_start) > self.busy_us + 2000:
-                self.dma.active(0)  # stalled (never seen): the next frame goes anyway
-                break
-        left = self.busy_us - t.ticks_diff(t.ticks_us(), self.t_start)
-        if left > 0:
-            t.sleep_us(left)
-
-    def write(self):
-        self.wait()
-        self.wire[:] = self.buf
-        self.t_start = self.time.ticks_us()
-        self.busy_us = len(self.wire) * US_PER_BYTE + RESET_US
-        self.dma.config(read=self.wire, write=self.sm, count=len(self.wire), ctrl=self.ctrl,
-                        trigger=True)
-
-    def close(self):
-        try:
-            self.sm.active(0)
-        finally:
-            self.dma.close()
-
+# "bitstream": the port's `neopixel` (the CPU times the bits); "pio_dma": hw/pio_chain
+# (a PIO state machine fed by DMA: no CPU time on the wire), imported only when chosen.
 
 DRIVERS = ("bitstream", "pio_dma")
 
@@ -300,6 +208,8 @@ def make_chain(profile, machine, neopixel, rp2=None, time=None, log=print):
             rp2 = None
         if rp2 is not None:
             try:
+                from mancala.hw.pio_chain import PioChain
+
                 return PioChain(rp2, pin, n, time)
             except Exception as e:  # noqa: BLE001 - the chain still lights, CPU-timed
                 log("LEDs: no PIO driver (%r): bitstream" % (e,))

@@ -8,7 +8,7 @@ PROFILE = {
     # S1..S6, Sstore, N1..N6, Nstore -> GP2..GP15 (Pico pins 4..20, one side of the board)
     "pit_pins": (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
     "led_pin": 22,
-    # The chain by bitstream until "pio_dma" (hw/pixels.py: no CPU time on the wire)
+    # The chain by bitstream until "pio_dma" (hw/pio_chain.py: no CPU time on the wire)
     # has been seen lighting a real chain: its waveform is not verified (docs/BOARD.md)
     "pixel_driver": "bitstream",
     "led_count": 180,

@@ -12,7 +12,7 @@ PROFILE = {
     "hall_threshold": 0.06,
     "hall_hysteresis": 0.02,
     "led_pin": 22,
-    # The chain by bitstream until "pio_dma" (hw/pixels.py: no CPU time on the wire)
+    # The chain by bitstream until "pio_dma" (hw/pio_chain.py: no CPU time on the wire)
     # has been seen lighting a real chain: its waveform is not verified (docs/BOARD.md)
     "pixel_driver": "bitstream",
     "led_count": 180,
