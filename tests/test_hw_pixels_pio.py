@@ -1,4 +1,4 @@
-"""The PIO + DMA chain driver (hw/pio_chain.py PioChain, hw/pixels.py make_chain) against a fake rp2
+"""The PIO + DMA chain driver (hw/pio_chain.py PioChain, hw/pio_chain.py make_chain) against a fake rp2
 module (tests/fake_rp2.py): the frame it hands to the DMA, that it waits for the
 last transfer and the line's reset before reusing its wire buffer, the bitstream
 fallback, and no allocation per frame (in the unix port, under heap_lock)."""
@@ -10,8 +10,8 @@ from host_tools.fakes import machine, neopixel
 from host_tools.runners import mpunix
 from mancala import profiles
 from mancala.hw import pio_chain as PX
-from mancala.hw.pio_chain import PioChain
-from mancala.hw.pixels import SOUTH, Pixels, make_chain
+from mancala.hw.pio_chain import PioChain, make_chain
+from mancala.hw.pixels import SOUTH, Pixels
 
 
 class Time:

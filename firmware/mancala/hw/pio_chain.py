@@ -5,7 +5,7 @@ every bit itself, with interrupts off, for the whole frame (30 us a LED: 5.4 ms 
 180, all of it taken from a think's search).  A PIO state machine can time the bits
 and a DMA channel feed it the frame's bytes, so write() hands the frame over and
 returns: the CPU is back at the search within a few tens of microseconds.  A profile
-picks it ("pixel_driver": "pio_dma"); hw/pixels.make_chain imports this module only
+picks it ("pixel_driver": "pio_dma"); modes/start.build imports this module only
 then, so a board on the bitstream never holds it."""
 
 WS2812_HZ = 8000000  # the state machine's clock: 10 cycles a bit (800 kbit/s)
@@ -93,3 +93,26 @@ class PioChain:
             self.sm.active(0)
         finally:
             self.dma.close()
+
+
+def make_chain(profile, machine, neopixel, rp2=None, time=None, log=print):
+    """The profile's LED chain: "pixel_driver" "pio_dma" (rp2 boards: hw/pio_chain.py, a
+    PIO state machine fed by DMA, no CPU time on the wire) or the port's `neopixel`
+    ("bitstream", the default, and wherever the PIO driver cannot be built: no rp2
+    module, no free DMA channel or state machine)."""
+    pin = machine.Pin(profile["led_pin"], machine.Pin.OUT)
+    n = profile["led_count"]
+    if profile.get("pixel_driver") == "pio_dma":
+        try:
+            if rp2 is None:
+                rp2 = __import__("rp2")  # the rp2 port's own
+            if time is None:
+                time = __import__("time")
+        except ImportError:  # not the rp2 port (the PC's fakes): its neopixel, quietly
+            rp2 = None
+        if rp2 is not None:
+            try:
+                return PioChain(rp2, pin, n, time)
+            except Exception as e:  # noqa: BLE001 - the chain still lights, CPU-timed
+                log("LEDs: no PIO driver (%r): bitstream" % (e,))
+    return neopixel.NeoPixel(pin, n)

@@ -184,38 +184,6 @@ class Pixels:
         return sum(self.buf) * self.ma / 255 + idle_ma_per_led * self.n
 
 
-# -- the chain's driver ---------------------------------------------------------
-#
-# "bitstream": the port's `neopixel` (the CPU times the bits); "pio_dma": hw/pio_chain
-# (a PIO state machine fed by DMA: no CPU time on the wire), imported only when chosen.
-
-DRIVERS = ("bitstream", "pio_dma")
-
-
-def make_chain(profile, machine, neopixel, rp2=None, time=None, log=print):
-    """The profile's LED chain: "pixel_driver" "pio_dma" (rp2 boards) or the port's
-    `neopixel` ("bitstream", the default, and wherever the PIO driver cannot be built:
-    no rp2 module, no free DMA channel or state machine)."""
-    pin = machine.Pin(profile["led_pin"], machine.Pin.OUT)
-    n = profile["led_count"]
-    if profile.get("pixel_driver") == "pio_dma":
-        try:
-            if rp2 is None:
-                rp2 = __import__("rp2")  # the rp2 port's own
-            if time is None:
-                time = __import__("time")
-        except ImportError:  # not the rp2 port (the PC's fakes): its neopixel, quietly
-            rp2 = None
-        if rp2 is not None:
-            try:
-                from mancala.hw.pio_chain import PioChain
-
-                return PioChain(rp2, pin, n, time)
-            except Exception as e:  # noqa: BLE001 - the chain still lights, CPU-timed
-                log("LEDs: no PIO driver (%r): bitstream" % (e,))
-    return neopixel.NeoPixel(pin, n)
-
-
 # -- reading a frame back (simulator, tests): what a person sees -----------------
 
 def _hue_distance(r, g, b, c, m):

@@ -10,7 +10,7 @@ from mancala import modes as M
 from mancala.game import Game, release_room
 from mancala.hw import pits as P
 from mancala.hw import storage as S
-from mancala.hw.pixels import Pixels, make_chain
+from mancala.hw.pixels import Pixels
 from mancala.modes import (
     BLUNDER,
     BOOT,
@@ -284,7 +284,12 @@ def build(app_cls, profile, machine, neopixel, clock, fs=None, engine_cls=None, 
     try:
         p = profile
         sensors = make_sensors(p, machine)
-        np = make_chain(p, machine, neopixel, log=log)  # (the profile's driver)
+        if p.get("pixel_driver") == "pio_dma":  # (a bitstream board never imports it)
+            from mancala.hw.pio_chain import make_chain
+
+            np = make_chain(p, machine, neopixel, log=log)
+        else:
+            np = neopixel.NeoPixel(machine.Pin(p["led_pin"], machine.Pin.OUT), p["led_count"])
         px = Pixels(np, p["leds"], p["led_count"], p["ma_per_channel"], p["idle_ma_per_led"],
                     p["current_limit_ma"], p["brightness_levels"])
         pits = P.Pits(sensors, clock)
