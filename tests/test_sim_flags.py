@@ -98,7 +98,8 @@ def test_make_play_with_fresh_and_a_variant_opens_on_the_game(state):
     p = Pty("--state", state, "--fresh", "--variant", "oware", "--two")
     try:
         assert p.wait_for("mode: select"), p.out[-2000:]
-        assert b"South to move: press a glowing pit's key" in p.out
+        # (the words under the board come after its header: wait for them too)
+        assert p.wait_for("South to move: press a glowing pit's key"), p.out[-2000:]
         p.send(b"\x1b")
         assert p.exit_status() == 0
     finally:
