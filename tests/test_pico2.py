@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from host_tools.generators import hardware_gen, pins, tablebase
-from host_tools.link import deploy
+from host_tools.link import board_transport, deploy_plan
 from mancala import profile as check
 from mancala import profiles
 
@@ -60,17 +60,17 @@ def _info(machine, platform="rp2"):
 
 def test_deploy_recognises_a_pico2_and_plans_its_tables():
     info = _info(PICO2_MACHINE)
-    chip = deploy.check_board(info)
+    chip = deploy_plan.check_board(info)
     assert chip == {"name": "Raspberry Pi Pico 2 (RP2350)", "plan": "rp2350", "arch": "armv7emsp"}
-    assert deploy.tables_plan(info) == tablebase.BOARD_SEEDS["rp2350"]
-    line = deploy.describe_chip(chip)
+    assert deploy_plan.tables_plan(info) == tablebase.BOARD_SEEDS["rp2350"]
+    line = deploy_plan.describe_chip(chip)
     assert "Pico 2 (RP2350)" in line and "kalah 10 seeds" in line and "armv7emsp" in line
     # the Pico and an ESP32 as before; a board that sends no _machine (older info line)
-    assert deploy.check_board(_info("Raspberry Pi Pico with RP2040"))["plan"] == "rp2"
-    assert deploy.tables_plan(_info("")) == tablebase.BOARD_SEEDS["rp2"]
-    assert deploy.chip_of(_info("Generic ESP32 module with ESP32", "esp32"))["arch"] == "xtensawin"
-    assert deploy.chip_of(_info("", "webassembly")) is None
-    assert "not one deploy knows" in deploy.describe_chip(None)
+    assert deploy_plan.check_board(_info("Raspberry Pi Pico with RP2040"))["plan"] == "rp2"
+    assert deploy_plan.tables_plan(_info("")) == tablebase.BOARD_SEEDS["rp2"]
+    assert deploy_plan.chip_of(_info("Generic ESP32 module with ESP32", "esp32"))["arch"] == "xtensawin"
+    assert deploy_plan.chip_of(_info("", "webassembly")) is None
+    assert "not one deploy knows" in deploy_plan.describe_chip(None)
 
 
 def test_the_info_line_carries_the_machine():
@@ -81,7 +81,7 @@ def test_the_info_line_carries_the_machine():
 
     if not mpvm.available():
         pytest.skip("run `make setup`")
-    line = [x for x in mpvm.run(deploy.BOARD_INFO).splitlines() if x.startswith("I ")][0]
+    line = [x for x in mpvm.run(board_transport.BOARD_INFO).splitlines() if x.startswith("I ")][0]
     fields = ast.literal_eval(line[2:])
     assert len(fields) == 5 and isinstance(fields[4], str)
 
