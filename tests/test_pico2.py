@@ -6,7 +6,14 @@ import sys
 
 import pytest
 
-from host_tools.generators import hardware_gen, pins, tablebase
+from host_tools.generators import (
+    hardware_gen,
+    hardware_model,
+    hardware_tables,
+    hardware_validation,
+    pins,
+    tablebase,
+)
 from host_tools.link import board_transport, deploy_plan
 from mancala import profile as check
 from mancala import profiles
@@ -17,7 +24,7 @@ PICO2_MACHINE = "Raspberry Pi Pico2 with RP2350"  # sys.implementation._machine,
 def test_the_pico2_profile_is_valid_and_wired_as_the_pico():
     p = profiles.load("pico2_buttons")
     assert check.validate(p) == []
-    assert hardware_gen.validate(p, "pico2_buttons", hardware_gen.BUILDS["pico2_buttons"]) == []
+    assert hardware_validation.validate(p, "pico2_buttons", hardware_model.BUILDS["pico2_buttons"]) == []
     pico = profiles.load("pico_buttons")
     for key in ("pit_pins", "led_pin", "status_led", "leds", "led_count"):
         assert p[key] == pico[key], key  # pin-compatible: the same wiring
@@ -36,9 +43,9 @@ def test_the_profile_check_knows_the_rp2350_limits():
 
 
 def test_hardware_check_covers_the_pico2_build():
-    assert "pico2_buttons" in hardware_gen.profile_names()
+    assert "pico2_buttons" in hardware_model.profile_names()
     assert pins.MCUS["rp2350"]["board"] == "Raspberry Pi Pico 2 (RP2350)"
-    md = hardware_gen.render_build_md("pico2_buttons", hardware_gen.load_profile("pico2_buttons"))
+    md = hardware_tables.render_build_md("pico2_buttons", hardware_model.load_profile("pico2_buttons"))
     assert "Raspberry Pi Pico 2 (RP2350)" in md and "VSYS (pin 39)" in md
     assert "erratum E9" in md
     assert hardware_gen.main(["--check"]) == 0  # generated files up to date
