@@ -14,9 +14,6 @@ from host_tools.generators.hardware_tables import (
     wiring_rows,
 )
 
-# Rendering: SVG
-# ---------------------------------------------------------------------------
-
 COL = {"sig": "#1f6fb2", "led": "#2e8b2e", "pwr": "#c0392b", "gnd": "#333333",
        "mux": "#8e44ad", "wood": "#f3e2c3", "woodedge": "#a07a43", "box": "#ffffff"}
 

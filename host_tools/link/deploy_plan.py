@@ -147,9 +147,6 @@ def manifest_of(version, slot, fmt):
     return {"version": version, "format": fmt, "files": files}
 
 
-# ---------------------------------------------------------------------------
-
-
 def blocks(n):
     """Flash blocks a file of n bytes takes."""
     return (n + BLOCK - 1) // BLOCK
