@@ -17,7 +17,7 @@ from update_helpers import (
     state_of,
 )
 
-from host_tools.link import bridge, deploy
+from host_tools.link import bridge, deploy, slots
 
 pytestmark = pytest.mark.skipif(not bridge.available(), reason="MicroPython VM not installed (make setup)")
 
@@ -114,7 +114,7 @@ def test_wrong_typed_fields_on_trial_still_count_and_fall_back(board, tmp_path):
     deploy_ok(board, src1)
     msg, _r = deploy_fails(board, src2, max_boots=1)
     write_state(board.port, '{"active": "b", "previous": "a", "trial": true, "boots": "1", "max_boots": null, "trial_ms": 1000}')
-    o = deploy.start_board(board.port, timeout=20)  # 3 starts of 1 s, each ended by the deadman, then back to a
+    o = slots.start_board(board.port, timeout=20)  # 3 starts of 1 s, each ended by the deadman, then back to a
     assert o["running"] == (built_version(src1), "a")
     st = state_of(board)
     assert st["fell_back_from"] == "b" and st["reason"].startswith("failed its trial 3 times")
@@ -132,7 +132,7 @@ def test_both_manifests_damaged_is_a_safe_state_that_deploy_can_repair(board, tm
 
     power_cycle_with(board, damage)
     # (it returns as soon as the safe state is seen; the margin is for a loaded machine)
-    o = deploy.start_board(board.port, timeout=30)
+    o = slots.start_board(board.port, timeout=30)
     assert o["safe"] is not None and "no complete firmware" in o["safe"]
     with quiet() as out:
         r = deploy.deploy(board.port, src2, trial_seconds=TRIAL, out=out)

@@ -25,7 +25,7 @@ from update_helpers import (  # noqa: F401
     start_board,
 )
 
-from host_tools.link import bridge, deploy
+from host_tools.link import board_transport, bridge, deploy, deploy_plan
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -147,7 +147,7 @@ def test_new_version_failing_at_start_falls_back(board, tmp_path, failure):
         src2 = make_app(tmp_path / "2", "2.0", app_extra="def _x():\n    raise RuntimeError('no pixels')\nutil.word = _x")
     else:
         src2 = make_app(tmp_path / "2", "2.0", app_extra="import mancala_missing_module")
-    with quiet() as out, pytest.raises(deploy.DeployError) as e:
+    with quiet() as out, pytest.raises(board_transport.DeployError) as e:
         deploy.deploy(board.port, trial_seconds=TRIAL, src=src2, out=out, max_boots=2)
     assert "the new version 2.0+" in str(e.value) and "failed (failed its trial 2 times" in str(e.value)
     assert "the board is back on %s (slot a)" % v1 in str(e.value)
@@ -223,10 +223,10 @@ def test_plain_py_fallback_and_older_mpy_format(board, tmp_path):
         r = deploy.deploy(board.port, trial_seconds=TRIAL, src=src, use_mpy=False, out=out)
     assert "mancala/app.py" in r["sent"] and r["running"][1] == "a"
     # a MicroPython 1.22 board (.mpy v6.2) gets files from the 1.22 compiler
-    _v, _root, slot, fmt = deploy.build(src, mpy=0x206)
+    _v, _root, slot, fmt = deploy_plan.build(src, mpy=0x206)
     assert fmt == ".mpy v6.2" and slot["mancala/app.mpy"][:2] == b"M\x06"
     # a board without .mpy support gets .py
-    assert deploy.build(src, mpy=None)[3] == ".py"
+    assert deploy_plan.build(src, mpy=None)[3] == ".py"
 
 
 def test_app_confirmed_then_crashing_resets_then_falls_back(board, tmp_path):
@@ -238,7 +238,7 @@ def test_app_confirmed_then_crashing_resets_then_falls_back(board, tmp_path):
         # the app confirms its start (app.confirm_boot, set by main.py), then fails
         src2 = make_app(tmp_path / "2", "2.0", app_extra=(
             "def _w():\n    confirm_boot()\n    raise RuntimeError('late failure')\nutil.word = _w"))
-        with pytest.raises(deploy.DeployError) as e:
+        with pytest.raises(board_transport.DeployError) as e:
             deploy.deploy(board.port, trial_seconds=TRIAL, src=src2, out=out)
     assert "kept failing after it was confirmed: RuntimeError: late failure" in str(e.value)
     assert "back on %s (slot a)" % built_version(src1) in str(e.value)
@@ -273,15 +273,15 @@ def test_verification_failure_switches_nothing(board, tmp_path, monkeypatch):
     src1 = make_app(tmp_path / "1", "1.0")
     with quiet() as out:
         deploy.deploy(board.port, trial_seconds=TRIAL, src=src1, out=out)
-    real_write = deploy.Board.write_file
+    real_write = board_transport.Board.write_file
 
     def corrupting_write(self, dest, data, progress=None):
         if dest.endswith("util.mpy"):
             data = data[:-1] + bytes([data[-1] ^ 0xFF])  # a bit flipped on the way
         return real_write(self, dest, data, progress)
 
-    monkeypatch.setattr(deploy.Board, "write_file", corrupting_write)
-    with quiet() as out, pytest.raises(deploy.DeployError) as e:
+    monkeypatch.setattr(board_transport.Board, "write_file", corrupting_write)
+    with quiet() as out, pytest.raises(board_transport.DeployError) as e:
         deploy.deploy(board.port, trial_seconds=TRIAL, src=make_app(tmp_path / "2", "2.0", util="two"), out=out)
     assert "verification failed for 1 file(s) (/slots/b/mancala/util.mpy)" in str(e.value)
     assert "still runs 1.0+" in str(e.value)

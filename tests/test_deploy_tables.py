@@ -84,7 +84,7 @@ def test_a_table_not_built_is_said_and_left_out(board, tmp_path):
 def bridge_write(board, path, data):
     """Change a file on the emulated board's flash through its REPL (as a bit
     flip on a real flash would: the board's own copy, not the host folder)."""
-    from host_tools.link.deploy import BOARD_FS, Board
+    from host_tools.link.board_transport import BOARD_FS, Board
 
     b = Board(board.port)
     try:

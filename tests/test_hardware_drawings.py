@@ -13,9 +13,10 @@ import pytest
 
 from host_tools.generators import hardware_drawings as hd
 from host_tools.generators import hardware_gen as hg
+from host_tools.generators import hardware_model, hardware_tables, wiring_drawing
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-NAMES = hg.profile_names()
+NAMES = hardware_model.profile_names()
 M = hd.MECH
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
@@ -68,7 +69,7 @@ def test_template_is_one_to_one_and_matches_the_data(name):
     assert sorted(round(2 * r, 2) for _x, _y, r in pockets) == [M["store"]["button_counterbore"]] * 2 + [M["pit"]["counterbore"]] * 12
     assert len(_circles(root, "screw")) == len(hd.screw_points())
     assert len(_circles(root, "wire-hole")) == 14
-    sensor, led = hd.kind(hg.load_profile(name))
+    sensor, led = hd.kind(hardware_model.load_profile(name))
     assert len(_rects(root, "switch")) == (14 if sensor == "button" else 0)
     assert len(_rects(root, "hall")) == (14 if sensor == "hall" else 0)
     assert len(_circles(root, "spring")) == (14 * M["spring"]["count"] if sensor == "button" else 0)
@@ -169,7 +170,7 @@ def test_the_parts_fit_their_holes():
     assert math.hypot(abs(lx - x) + half_len, abs(ly - y) + half_w) < pit["bore"] / 2
     # the store strip, folded, fits under the store floor and its slot
     for name in NAMES:
-        count = hg.load_profile(name)["leds"][6][1]
+        count = hardware_model.load_profile(name)["leds"][6][1]
         rows, per, length = hd.store_led_rows(count)
         assert rows * per >= count and length <= M["store"]["floor"][1]
         assert rows * M["strip"]["width"] + (rows - 1) * 4 < M["store"]["slot"][0]
@@ -220,19 +221,19 @@ def test_hardware_doc_states_the_computed_table():
 
 
 def test_hall_chooser_stone_is_within_range_and_not_seen_by_the_next_pit():
-    p = hg.load_profile("pico_hall")
-    assert hd.hall_distance_mm() <= hg.max_trip_distance_mm(p)
-    release_mt = (p["hall_threshold"] - p["hall_hysteresis"]) * hg.VCC * 1000 / hg.HALL_SENS_MV_PER_MT
-    assert hg.disc_field_mt(M["pit"]["pitch"]) < release_mt   # on-axis bound at the neighbour's distance
+    p = hardware_model.load_profile("pico_hall")
+    assert hd.hall_distance_mm() <= hardware_model.max_trip_distance_mm(p)
+    release_mt = (p["hall_threshold"] - p["hall_hysteresis"]) * hardware_model.VCC * 1000 / hardware_model.HALL_SENS_MV_PER_MT
+    assert hardware_model.disc_field_mt(M["pit"]["pitch"]) < release_mt   # on-axis bound at the neighbour's distance
 
 
 # ---------------------------------------------------------------- BOM and assembly
 
 @pytest.mark.parametrize("name", NAMES)
 def test_full_bom_counts(name):
-    profile = hg.load_profile(name)
+    profile = hardware_model.load_profile(name)
     sensor, led = hd.kind(profile)
-    electronics = dict(hg.BUILDS[name]["bom"])
+    electronics = dict(hardware_model.BUILDS[name]["bom"])
     assert electronics.get("button", 0) + electronics.get("hall_lin", 0) == 14
     mech = {(item, size): qty for qty, item, size, _note in hd.mech_bom(profile)}
     by_item = {}
@@ -271,13 +272,13 @@ def test_assembly_order_runs_from_cutting_to_bring_up():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_direct_gpio_diagrams_draw_14_pit_wires_and_no_multiplexer(name):
-    profile = hg.load_profile(name)
-    root = _parse(hg.render_svg(name, profile))
+    profile = hardware_model.load_profile(name)
+    root = _parse(wiring_drawing.render_svg(name, profile))
     wires = _by_class(root, "polyline", "pit-wire")
     mux = [e for e in root.iter() if e.get("id") == "mux"]
     words = " ".join(t.text or "" for t in root.iter(SVG_NS + "text")).lower()
     if profile["sensor"] == "gpio":
-        assert sorted(w.get("data-pit") for w in wires) == sorted(hg.BOARD)
+        assert sorted(w.get("data-pit") for w in wires) == sorted(hardware_model.BOARD)
         assert not mux and "mux" not in words and "multiplexer" not in words
         starts = {w.get("points").split()[0] for w in wires}
         ends = {w.get("points").split()[-1] for w in wires}
@@ -289,18 +290,18 @@ def test_direct_gpio_diagrams_draw_14_pit_wires_and_no_multiplexer(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_current_limit_is_one_number(name):
     # old: the 5 V 3 A rows said 2600 (0.9 x 3000 - 100) while pico_buttons sets 2400
-    profile, build = hg.load_profile(name), hg.BUILDS[name]
+    profile, build = hardware_model.load_profile(name), hardware_model.BUILDS[name]
     limit = profile["current_limit_ma"]
-    label = hg._supply_name(build["supply_ma"])
-    page = hg.render_build_md(name, profile)
+    label = hardware_tables.supply_name(build["supply_ma"])
+    page = hardware_tables.render_build_md(name, profile)
     assert "| %s | %d |" % (label, limit) in page
-    summary = hg.render_current_summary(NAMES, {n: hg.load_profile(n) for n in NAMES})
-    col = [lab for _ma, lab in hg.SUPPLIES].index(label)
+    summary = hardware_tables.render_current_summary(NAMES, {n: hardware_model.load_profile(n) for n in NAMES})
+    col = [lab for _ma, lab in hardware_model.SUPPLIES].index(label)
     rows = 0
     for line in summary.splitlines():
         cells = [c.strip() for c in line.strip("|").split("|")]
-        if cells[0] == name and len(cells) == 3 + len(hg.SUPPLIES) and cells[1].isdigit():
+        if cells[0] == name and len(cells) == 3 + len(hardware_model.SUPPLIES) and cells[1].isdigit():
             rows += 1
             assert cells[3 + col] in ("ok", "scaled to %d" % limit), line
     assert rows == len(profile["brightness_levels"])
-    assert hg.limit_for_supply(name, profile, build["supply_ma"]) == limit
+    assert hardware_tables.limit_for_supply(name, profile, build["supply_ma"]) == limit

@@ -7,8 +7,9 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from host_tools.generators import hardware_gen as hg
+from host_tools.generators import hardware_model, hardware_tables, wiring_drawing
 
-NAMES = hg.profile_names()
+NAMES = hardware_model.profile_names()
 
 
 def test_generated_files_are_up_to_date():
@@ -34,7 +35,7 @@ def test_check_command_fails_on_stale_output(tmp_path, capsys):
 
 
 def test_a_pin_change_reaches_table_and_diagram():
-    profiles = {n: hg.load_profile(n) for n in NAMES}
+    profiles = {n: hardware_model.load_profile(n) for n in NAMES}
     before = hg.outputs(profiles)
     changed = copy.deepcopy(profiles)
     pits = list(changed["pico_buttons"]["pit_pins"])
@@ -52,43 +53,43 @@ def test_a_pin_change_reaches_table_and_diagram():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_svg_is_well_formed_and_complete(name):
-    profile = hg.load_profile(name)
-    text = hg.render_svg(name, profile)
-    assert text == hg.render_svg(name, profile)          # deterministic
+    profile = hardware_model.load_profile(name)
+    text = wiring_drawing.render_svg(name, profile)
+    assert text == wiring_drawing.render_svg(name, profile)          # deterministic
     root = ET.fromstring(text)
     assert root.tag.endswith("svg")
     words = " ".join(t.text or "" for t in root.iter() if t.tag.endswith("text"))
-    for pit in hg.BOARD:
+    for pit in hardware_model.BOARD:
         assert pit in words
-    for sig, label, _hdr, _to in hg.wiring_rows(profile):
+    for sig, label, _hdr, _to in hardware_tables.wiring_rows(profile):
         assert label in words and sig in words
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_build_page_has_bom_power_and_diagram(name):
-    page = hg.render_build_md(name, hg.load_profile(name))
+    page = hardware_tables.render_build_md(name, hardware_model.load_profile(name))
     assert "![wiring diagram](wiring.svg)" in page
     for heading in ("## Signal wiring", "## Power wiring", "## LED chain", "## Current",
                     "## Bill of materials"):
         assert heading in page
-    for key, qty in hg.BUILDS[name]["bom"]:
-        maker, mpn, desc, price = hg.PARTS[key]
+    for key, qty in hardware_model.BUILDS[name]["bom"]:
+        maker, mpn, desc, price = hardware_model.PARTS[key]
         assert qty > 0 and price > 0 and mpn and maker
         assert "| %d | %s | %s |" % (qty, maker, mpn) in page
 
 
 def test_current_numbers():
-    p = hg.load_profile("pico_buttons")
-    assert hg.worst_case_ma(p, 255) == 180 * (1 + 3 * 20)
-    assert round(hg.worst_case_ma(p, 24)) == 1196
-    cheap = hg.load_profile("pico_cheap")
-    assert round(hg.worst_case_ma(cheap, 255)) == 854
+    p = hardware_model.load_profile("pico_buttons")
+    assert hardware_model.worst_case_ma(p, 255) == 180 * (1 + 3 * 20)
+    assert round(hardware_model.worst_case_ma(p, 24)) == 1196
+    cheap = hardware_model.load_profile("pico_cheap")
+    assert round(hardware_model.worst_case_ma(cheap, 255)) == 854
 
 
 def test_hall_model_matches_the_threshold():
-    p = hg.load_profile("pico_hall")
-    assert hg.trip_mt(p) == pytest.approx(3.3, abs=0.05)
-    assert hg.disc_field_mt(5) > hg.disc_field_mt(10) > hg.disc_field_mt(20)
-    d = hg.max_trip_distance_mm(p)
+    p = hardware_model.load_profile("pico_hall")
+    assert hardware_model.trip_mt(p) == pytest.approx(3.3, abs=0.05)
+    assert hardware_model.disc_field_mt(5) > hardware_model.disc_field_mt(10) > hardware_model.disc_field_mt(20)
+    d = hardware_model.max_trip_distance_mm(p)
     assert 15 <= d <= 30
-    assert hg.disc_field_mt(d) >= hg.trip_mt(p) > hg.disc_field_mt(d + 0.5)
+    assert hardware_model.disc_field_mt(d) >= hardware_model.trip_mt(p) > hardware_model.disc_field_mt(d + 0.5)

@@ -8,41 +8,41 @@ import os
 
 import pytest
 
-from host_tools.generators import hardware_gen as hg
+from host_tools.generators import hardware_model, hardware_validation
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-NAMES = hg.profile_names()
+NAMES = hardware_model.profile_names()
 
 
 def test_every_build_passes_the_power_checks():
-    assert hg.validate_all() == {}
+    assert hardware_validation.validate_all() == {}
     for name in NAMES:
-        assert hg.check_power(name, hg.BUILDS[name], hg.load_profile(name)) == []
+        assert hardware_validation.check_power(name, hardware_model.BUILDS[name], hardware_model.load_profile(name)) == []
 
 
 def test_usb_powered_builds_stay_inside_the_rp2_usb_descriptor():
     # old: the cheap build planned on 500 mA (current_limit_ma 350 + 100 for the Pico)
-    usb = [n for n in NAMES if hg.usb_powered(hg.BUILDS[n])]
+    usb = [n for n in NAMES if hardware_model.usb_powered(hardware_model.BUILDS[n])]
     assert usb == ["pico_cheap"]
     for n in usb:
-        p, b = hg.load_profile(n), hg.BUILDS[n]
-        assert p["current_limit_ma"] + b["mcu_ma"] <= hg.SUPPLY_DERATING * 250
+        p, b = hardware_model.load_profile(n), hardware_model.BUILDS[n]
+        assert p["current_limit_ma"] + b["mcu_ma"] <= hardware_model.SUPPLY_DERATING * 250
 
 
 def test_the_old_cheap_build_is_rejected():
-    p = hg.load_profile("pico_cheap")
-    old_build = dict(hg.BUILDS["pico_cheap"], supply_ma=500,
-                     bom=tuple((k if k != "c4u7" else "c1000u", n) for k, n in hg.BUILDS["pico_cheap"]["bom"]))
+    p = hardware_model.load_profile("pico_cheap")
+    old_build = dict(hardware_model.BUILDS["pico_cheap"], supply_ma=500,
+                     bom=tuple((k if k != "c4u7" else "c1000u", n) for k, n in hardware_model.BUILDS["pico_cheap"]["bom"]))
     old = dict(p, current_limit_ma=350)
-    assert "over the supply" in " ".join(hg.validate(old, build=hg.BUILDS["pico_cheap"]))
-    errs = hg.check_power("pico_cheap", dict(old_build, supply_ma=250), old)
+    assert "over the supply" in " ".join(hardware_validation.validate(old, build=hardware_model.BUILDS["pico_cheap"]))
+    errs = hardware_validation.check_power("pico_cheap", dict(old_build, supply_ma=250), old)
     assert any("uF on USB VBUS" in e and "USB allows 10 uF" in e for e in errs)
 
 
 def test_esp32_without_the_5v_jumper_is_rejected():
-    b = copy.deepcopy(hg.BUILDS["esp32"])
+    b = copy.deepcopy(hardware_model.BUILDS["esp32"])
     b["bom"] = tuple((k, n) for k, n in b["bom"] if k != "jumper5v")
-    errs = hg.check_power("esp32", b, hg.load_profile("esp32"))
+    errs = hardware_validation.check_power("esp32", b, hardware_model.load_profile("esp32"))
     assert errs and "never feed it together" in errs[0]
 
 

@@ -7,24 +7,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from host_tools.generators import hardware_gen as hg
-from host_tools.generators import pins
+from host_tools.generators import hardware_model, hardware_validation, pins
 
-NAMES = hg.profile_names()
-PROFILES = {n: hg.load_profile(n) for n in NAMES}
+NAMES = hardware_model.profile_names()
+PROFILES = {n: hardware_model.load_profile(n) for n in NAMES}
 
 
 def test_names_match_files_and_builds():
-    files = sorted(f[:-3] for f in os.listdir(hg.PROFILE_DIR)
+    files = sorted(f[:-3] for f in os.listdir(hardware_model.PROFILE_DIR)
                    if f.endswith(".py") and f != "__init__.py")
     assert sorted(NAMES) == files
-    assert set(NAMES) <= set(hg.BUILDS)
+    assert set(NAMES) <= set(hardware_model.BUILDS)
     assert {"pico_buttons", "pico_hall", "esp32"} <= set(NAMES)
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_profile_is_valid(name):
-    assert hg.validate(PROFILES[name], module=name, build=hg.BUILDS[name]) == []
+    assert hardware_validation.validate(PROFILES[name], module=name, build=hardware_model.BUILDS[name]) == []
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -75,14 +74,14 @@ def test_led_spans_inside_chain_and_disjoint(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_current_budget_holds_at_every_brightness(name):
-    p, b = PROFILES[name], hg.BUILDS[name]
-    assert p["current_limit_ma"] + b["mcu_ma"] <= hg.SUPPLY_DERATING * b["supply_ma"]
+    p, b = PROFILES[name], hardware_model.BUILDS[name]
+    assert p["current_limit_ma"] + b["mcu_ma"] <= hardware_model.SUPPLY_DERATING * b["supply_ma"]
     for level in p["brightness_levels"]:
         white = [(level, level, level)] * p["led_count"]
-        assert hg.frame_current_ma(p, hg.scale_frame(p, white)) <= p["current_limit_ma"]
+        assert hardware_model.frame_current_ma(p, hardware_model.scale_frame(p, white)) <= p["current_limit_ma"]
     # at full brightness the big builds really need the budget
     if p["led_count"] > 100:
-        assert hg.worst_case_ma(p, 255) > p["current_limit_ma"]
+        assert hardware_model.worst_case_ma(p, 255) > p["current_limit_ma"]
 
 
 class _FakeChain:
@@ -119,21 +118,21 @@ def test_scale_frame_never_exceeds_the_limit(name, data):
     chan = st.integers(0, 255)
     frame = data.draw(st.lists(st.tuples(chan, chan, chan), min_size=p["led_count"],
                                max_size=p["led_count"]))
-    out = hg.scale_frame(p, frame)
-    assert hg.frame_current_ma(p, out) <= p["current_limit_ma"]
-    if hg.frame_current_ma(p, frame) <= p["current_limit_ma"]:
+    out = hardware_model.scale_frame(p, frame)
+    assert hardware_model.frame_current_ma(p, out) <= p["current_limit_ma"]
+    if hardware_model.frame_current_ma(p, frame) <= p["current_limit_ma"]:
         assert out == frame
     assert all(o <= f for fo, oo in zip(frame, out, strict=True) for f, o in zip(fo, oo, strict=True))
 
 
 def test_profiles_are_plain_literals():
     for name in NAMES:
-        with open(os.path.join(hg.PROFILE_DIR, name + ".py")) as f:
-            hg.parse_profile_source(f.read())
+        with open(os.path.join(hardware_model.PROFILE_DIR, name + ".py")) as f:
+            hardware_model.parse_profile_source(f.read())
     with pytest.raises(ValueError):
-        hg.parse_profile_source("PROFILE = dict(name='x')\n")
+        hardware_model.parse_profile_source("PROFILE = dict(name='x')\n")
     with pytest.raises(ValueError):
-        hg.parse_profile_source("import os\nPROFILE = {}\n")
+        hardware_model.parse_profile_source("import os\nPROFILE = {}\n")
 
 
 # --- broken profiles must be rejected -------------------------------------------------
@@ -212,9 +211,9 @@ def _esp32_mux():
     "%s-%d-%s" % (b, i, w.replace(" ", "_")) for i, (b, _m, w) in enumerate(BROKEN)])
 def test_broken_profile_is_rejected(base, mutate, words):
     p = copy.deepcopy(PROFILES[base])
-    assert hg.validate(p, module=base, build=hg.BUILDS[base]) == []
+    assert hardware_validation.validate(p, module=base, build=hardware_model.BUILDS[base]) == []
     mutate(p)
-    errors = hg.validate(p, module=base, build=hg.BUILDS[base])
+    errors = hardware_validation.validate(p, module=base, build=hardware_model.BUILDS[base])
     assert any(words in e for e in errors), errors
 
 
@@ -225,7 +224,7 @@ def test_broken_profile_is_rejected(base, mutate, words):
 def test_esp32_mux_adc_only_on_adc1(adc, ok):
     p = _esp32_mux()
     p["mux_adc"] = adc
-    errors = hg.validate(p, module="esp32", build=hg.BUILDS["esp32"])
+    errors = hardware_validation.validate(p, module="esp32", build=hardware_model.BUILDS["esp32"])
     assert (errors == []) == ok, errors
     if not ok and adc not in (0, 2, 21):
         assert any("ADC2" in e for e in errors)

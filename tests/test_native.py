@@ -181,12 +181,12 @@ def test_the_kernels_are_only_taken_where_they_run():
 
 @pytest.mark.parametrize("arch", [None, "armv6m", "armv7emsp", "xtensawin"])
 def test_deploy_builds_the_kernels_for_the_boards_cpu(arch):
-    from host_tools.link import deploy
+    from host_tools.link import deploy_plan
     from host_tools.runners.mpycompile import ARCHS
 
-    mpy = deploy.MPY_MAJOR | 3 << 8 | (ARCHS.index(arch) << 10 if arch else 0)
-    _version, _root, slot, fmt = deploy.build(deploy.DEFAULT_SRC, mpy)
-    assert fmt == ".mpy v%d.3" % deploy.MPY_MAJOR
+    mpy = deploy_plan.MPY_MAJOR | 3 << 8 | (ARCHS.index(arch) << 10 if arch else 0)
+    _version, _root, slot, fmt = deploy_plan.build(deploy_plan.DEFAULT_SRC, mpy)
+    assert fmt == ".mpy v%d.3" % deploy_plan.MPY_MAJOR
     if arch is None:  # no native emitter: the module stays off the board (the engine's
         assert "mancala/native.mpy" not in slot  # import fails, it runs bytecode)
         assert "mancala/engine.mpy" in slot

@@ -6,8 +6,15 @@ import sys
 
 import pytest
 
-from host_tools.generators import hardware_gen, pins, tablebase
-from host_tools.link import deploy
+from host_tools.generators import (
+    hardware_gen,
+    hardware_model,
+    hardware_tables,
+    hardware_validation,
+    pins,
+    tablebase,
+)
+from host_tools.link import board_transport, deploy_plan
 from mancala import profile as check
 from mancala import profiles
 
@@ -17,7 +24,7 @@ PICO2_MACHINE = "Raspberry Pi Pico2 with RP2350"  # sys.implementation._machine,
 def test_the_pico2_profile_is_valid_and_wired_as_the_pico():
     p = profiles.load("pico2_buttons")
     assert check.validate(p) == []
-    assert hardware_gen.validate(p, "pico2_buttons", hardware_gen.BUILDS["pico2_buttons"]) == []
+    assert hardware_validation.validate(p, "pico2_buttons", hardware_model.BUILDS["pico2_buttons"]) == []
     pico = profiles.load("pico_buttons")
     for key in ("pit_pins", "led_pin", "status_led", "leds", "led_count"):
         assert p[key] == pico[key], key  # pin-compatible: the same wiring
@@ -36,9 +43,9 @@ def test_the_profile_check_knows_the_rp2350_limits():
 
 
 def test_hardware_check_covers_the_pico2_build():
-    assert "pico2_buttons" in hardware_gen.profile_names()
+    assert "pico2_buttons" in hardware_model.profile_names()
     assert pins.MCUS["rp2350"]["board"] == "Raspberry Pi Pico 2 (RP2350)"
-    md = hardware_gen.render_build_md("pico2_buttons", hardware_gen.load_profile("pico2_buttons"))
+    md = hardware_tables.render_build_md("pico2_buttons", hardware_model.load_profile("pico2_buttons"))
     assert "Raspberry Pi Pico 2 (RP2350)" in md and "VSYS (pin 39)" in md
     assert "erratum E9" in md
     assert hardware_gen.main(["--check"]) == 0  # generated files up to date
@@ -60,17 +67,17 @@ def _info(machine, platform="rp2"):
 
 def test_deploy_recognises_a_pico2_and_plans_its_tables():
     info = _info(PICO2_MACHINE)
-    chip = deploy.check_board(info)
+    chip = deploy_plan.check_board(info)
     assert chip == {"name": "Raspberry Pi Pico 2 (RP2350)", "plan": "rp2350", "arch": "armv7emsp"}
-    assert deploy.tables_plan(info) == tablebase.BOARD_SEEDS["rp2350"]
-    line = deploy.describe_chip(chip)
+    assert deploy_plan.tables_plan(info) == tablebase.BOARD_SEEDS["rp2350"]
+    line = deploy_plan.describe_chip(chip)
     assert "Pico 2 (RP2350)" in line and "kalah 10 seeds" in line and "armv7emsp" in line
     # the Pico and an ESP32 as before; a board that sends no _machine (older info line)
-    assert deploy.check_board(_info("Raspberry Pi Pico with RP2040"))["plan"] == "rp2"
-    assert deploy.tables_plan(_info("")) == tablebase.BOARD_SEEDS["rp2"]
-    assert deploy.chip_of(_info("Generic ESP32 module with ESP32", "esp32"))["arch"] == "xtensawin"
-    assert deploy.chip_of(_info("", "webassembly")) is None
-    assert "not one deploy knows" in deploy.describe_chip(None)
+    assert deploy_plan.check_board(_info("Raspberry Pi Pico with RP2040"))["plan"] == "rp2"
+    assert deploy_plan.tables_plan(_info("")) == tablebase.BOARD_SEEDS["rp2"]
+    assert deploy_plan.chip_of(_info("Generic ESP32 module with ESP32", "esp32"))["arch"] == "xtensawin"
+    assert deploy_plan.chip_of(_info("", "webassembly")) is None
+    assert "not one deploy knows" in deploy_plan.describe_chip(None)
 
 
 def test_the_info_line_carries_the_machine():
@@ -81,7 +88,7 @@ def test_the_info_line_carries_the_machine():
 
     if not mpvm.available():
         pytest.skip("run `make setup`")
-    line = [x for x in mpvm.run(deploy.BOARD_INFO).splitlines() if x.startswith("I ")][0]
+    line = [x for x in mpvm.run(board_transport.BOARD_INFO).splitlines() if x.startswith("I ")][0]
     fields = ast.literal_eval(line[2:])
     assert len(fields) == 5 and isinstance(fields[4], str)
 

@@ -24,7 +24,7 @@ import pytest
 from update_helpers import PLAYER_DATA, built_version, make_app, new_board, start_board
 
 from host_tools.generators.tablebase import built_path, write_table
-from host_tools.link import bridge, deploy
+from host_tools.link import board_transport, bridge, deploy
 
 pytestmark = pytest.mark.skipif(not bridge.available(), reason="MicroPython VM not installed (make setup)")
 
@@ -33,8 +33,8 @@ TRIAL = 2  # seconds: the deadman's window
 LEGACY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "stage_v1")
 # What changes outside the slots from one firmware to the next: the loaders
 # (boot.py, main.py) never do, the stage does.  (Before issue 23: boot.py and main.py.)
-LOADERS = getattr(deploy, "LOADERS", ())
-OUTSIDE = tuple(n for n in deploy.ROOT_FILES if n not in LOADERS)
+LOADERS = board_transport.LOADERS
+OUTSIDE = tuple(n for n in board_transport.ROOT_FILES if n not in LOADERS)
 ROOT_NAMES = ("boot.py", "main.py", "stage.py", "boot_v1.py", "main_v1.py")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEPLOY_CUT = (  # deploy(port, src, tables dir, plan) as `make deploy` would, in a process of its own
@@ -159,7 +159,7 @@ class Update:
     def stage_of(self, d):
         """Which version's start-up stage the flash holds: 1, 2, or None (a mix)."""
         have = {n: read(os.path.join(d, n)) for n in ROOT_NAMES}
-        want = {k: {n: read(os.path.join(src, n)) for n in deploy.ROOT_FILES}
+        want = {k: {n: read(os.path.join(src, n)) for n in board_transport.ROOT_FILES}
                 for k, src in ((1, self.v1), (2, self.v2))}
         loader = {n: want[2][n] for n in LOADERS}
         if self.kind == "legacy":
@@ -236,7 +236,7 @@ class Update:
             try:  # the next `make deploy` completes
                 r = self.deploy(b, 2)
                 assert r.get("up_to_date") or r["running"][0] == self.version[2], r
-            except (deploy.DeployError, AssertionError) as e:
+            except (board_transport.DeployError, AssertionError) as e:
                 v = "%s; then make deploy failed: %s" % (v, e)
         finally:
             b.stop()

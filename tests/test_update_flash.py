@@ -15,7 +15,7 @@ from update_helpers import (
     read_board_files,
 )
 
-from host_tools.link import bridge, deploy
+from host_tools.link import bridge, deploy, slots
 
 pytestmark = pytest.mark.skipif(not bridge.available(), reason="MicroPython VM not installed (make setup)")
 
@@ -181,7 +181,7 @@ def test_a_trial_start_on_a_full_flash_runs_the_previous_version(board, tmp_path
 
     full = full_flash_board(board, trial)
     try:
-        o = deploy.start_board(full.port, timeout=8)
+        o = slots.start_board(full.port, timeout=8)
         assert o["answered"]
         assert running_app(full.port) == ("hello", "/slots/a")  # the old code: (None, /slots/b)
         with open(os.path.join(full.board_dir, "slots", "state.json")) as f:
@@ -203,7 +203,7 @@ def test_a_crash_on_a_full_flash_still_restarts_the_board(board, tmp_path):
 
     full = full_flash_board(board, crash)
     try:
-        o = deploy.start_board(full.port, timeout=6)
+        o = slots.start_board(full.port, timeout=6)
         assert o["resets"] >= 1  # it restarts itself (the old code: 0, at the REPL)
         assert b"late failure" in o["output"] and b"restarting" in o["output"]
     finally:

@@ -21,7 +21,7 @@ from update_helpers import (
     state_of,
 )
 
-from host_tools.link import bridge, deploy
+from host_tools.link import board_transport, bridge, deploy
 
 pytestmark = pytest.mark.skipif(not bridge.available(), reason="MicroPython VM not installed (make setup)")
 
@@ -37,7 +37,7 @@ def deploy_ok(board, src, **kw):
 
 
 def deploy_fails(board, src, **kw):
-    with quiet() as out, pytest.raises(deploy.DeployError) as e:
+    with quiet() as out, pytest.raises(board_transport.DeployError) as e:
         deploy.deploy(board.port, src, trial_seconds=TRIAL, out=out, **kw)
     return str(e.value), e.value.result
 
@@ -90,7 +90,8 @@ def test_mpremote_interrupting_the_app_on_trial_takes_the_start_back(board, tmp_
     assert "there is no earlier version to go back to" in msg  # (a first install)
     write_state(board.port, json.dumps({"active": "a", "previous": None, "trial": True, "boots": 0,
                                         "max_boots": 2, "trial_ms": 60000, "crashes": 0}))
-    from host_tools.link.deploy import Board, reset_and_watch
+    from host_tools.link.board_transport import Board
+    from host_tools.link.slots import reset_and_watch
 
     b = Board(board.port)
     b.raw(soft_reset=False)

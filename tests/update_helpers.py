@@ -5,7 +5,7 @@ test_update_*.py, test_boot_*.py): the real boot.py and main.py, a small fake
 
 import os
 
-from host_tools.link import bridge, deploy
+from host_tools.link import bridge, deploy_plan, slots
 from host_tools.link.deploy_emulated import BEHAVIOURS, make_app  # noqa: F401  (the fake firmware)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -17,7 +17,7 @@ PLAYER_DATA = {
 }
 
 def built_version(src, mpy=774):
-    return deploy.build(src, mpy)[0]
+    return deploy_plan.build(src, mpy)[0]
 
 
 def new_board(tmp_path, name="board", **kw):
@@ -66,7 +66,7 @@ def start_board(board, timeout=30):
     it printed after the reset (its first lines may be lost, as on a board:
     the port is not open yet) followed by what the last app start wrote in
     /app_ran.txt (`app VERSION WORD`)."""
-    o = deploy.start_board(board.port, timeout)
+    o = slots.start_board(board.port, timeout)
     try:
         with open(os.path.join(board.board_dir, "app_ran.txt")) as f:
             ran = f.read()

@@ -4,7 +4,7 @@ The model (`../shared/picobox/`, its README.md) runs the official MicroPython rp
 firmware (v1.27.0, RPI_PICO) in a cycle-counting RP2040 emulator: its
 `time.ticks_us()` is the chip's own clock at 125 MHz, deterministic whatever the
 PC's load.  This tool sends the firmware as deploy builds it for that chip (.mpy of
-the chip's format, `host_tools/link/deploy.build`) to the model's flash, runs the same
+the chip's format, `host_tools/link/deploy_plan.build`) to the model's flash, runs the same
 workload as `mancala bench` (the positions of `analysis.sample_positions`, the
 levels' own node budgets) on the model and in the WebAssembly VM in the same
 invocation, and prints nodes per second per variant and level, the chip's heap, and
@@ -158,9 +158,9 @@ def chip_mpy(work, tmp):
 def firmware_puts(mpy, tmp, src=None):
     """--put arguments for the firmware as deploy builds it for this chip (the
     package's code; its data files, which the engine never reads, stay behind)."""
-    from host_tools.link import deploy
+    from host_tools.link import deploy_plan
 
-    _version, _root, slot, fmt = deploy.build(src or deploy.DEFAULT_SRC, mpy)
+    _version, _root, slot, fmt = deploy_plan.build(src or deploy_plan.DEFAULT_SRC, mpy)
     args = []
     for rel, data in sorted(slot.items()):
         if rel.startswith("mancala/data/"):

@@ -1,1 +1,1 @@
-"""What is made once and committed or sent: tablebase.py, book.py, puzzles.py, hardware_gen.py (hardware/)."""
+"""What is made once and committed or sent: tablebase.py, book.py, puzzles.py, hardware_gen.py (hardware/, with hardware_model, hardware_validation, hardware_tables, wiring_drawing, hardware_drawings)."""

@@ -1,7 +1,8 @@
 """Mechanics of the board as data -> drilling templates (SVG, 1:1 mm), top view, press
 physics, mechanical BOM and assembly order.
 
-One source: MECH below holds every dimension; host_tools/generators/hardware_gen.py calls the
+One source: MECH below holds every dimension; host_tools/generators/hardware_gen.py (and
+hardware_tables.py, for the mechanical BOM) calls the
 render_* functions here for every build and writes the results under hardware/. The
 electronics (sensor kind, LED spans) come from the board profile the firmware loads, so
 a drawing shows the rings, strips or single LEDs that profile drives.
@@ -12,9 +13,8 @@ x to the right, y down, the South player at the bottom (as in hardware/README.md
 
 import math
 
-BOARD = ("S1", "S2", "S3", "S4", "S5", "S6", "Sstore",
-         "N1", "N2", "N3", "N4", "N5", "N6", "Nstore")
-STORES = (6, 13)
+from host_tools.generators.hardware_model import BOARD, STORES
+
 G = 9.81  # m/s^2: grams -> newtons
 
 MECH = {

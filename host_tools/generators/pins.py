@@ -2,7 +2,7 @@
 
 One table per MCU value of a board profile ("rp2040", "rp2350", "esp32"). `pin_problems()`
 answers "can this pin do this job?" and returns human-readable reasons when not;
-`host_tools.generators.hardware_gen.validate()` uses it for every pin of every profile.
+`host_tools.generators.hardware_validation.validate()` uses it for every pin of every profile.
 
 Jobs a pin can have in a profile:
   "pit"        gpio sensor input, active low, needs an internal pull-up

@@ -17,7 +17,7 @@ import os
 import sys
 
 from host_tools.command.cli import Parser, UsageError, int_type, printable, run_command
-from host_tools.link.deploy import BOARD_HASH, Board, DeployError, find_port
+from host_tools.link.board_transport import BOARD_HASH, Board, DeployError, find_port
 from mancala.hw.storage import game_record
 from mancala.notation import NotationError
 

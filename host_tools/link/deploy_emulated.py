@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 
-from host_tools.link import bridge, deploy
+from host_tools.link import board_transport, bridge, deploy, deploy_plan, slots
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -70,8 +70,8 @@ def make_app(root, version, util="hello", app_extra="", big=0, behaviour="health
     src = os.path.join(str(root), "fw-" + version + "-" + behaviour)
     pkg = os.path.join(src, "mancala")
     os.makedirs(pkg, exist_ok=True)
-    for name in deploy.ROOT_FILES:
-        with open(os.path.join(deploy.DEFAULT_SRC, name), "rb") as f, open(os.path.join(src, name), "wb") as g:
+    for name in board_transport.ROOT_FILES:
+        with open(os.path.join(deploy_plan.DEFAULT_SRC, name), "rb") as f, open(os.path.join(src, name), "wb") as g:
             g.write(f.read())
     files = {
         "__init__.py": "__version__ = %r\n" % version,
@@ -115,7 +115,7 @@ def measure(src, out=sys.stdout):
             wire0 = b.bytes_in
             try:
                 full = deploy.deploy(b.port, work, out=quiet)
-            except deploy.DeployError as e:  # e.g. the real app needs `machine`
+            except board_transport.DeployError as e:  # e.g. the real app needs `machine`
                 full = getattr(e, "result", None)
                 print("note: %s" % e, file=out)
             with open(os.path.join(work, "mancala", "app.py"), "a") as f:
@@ -123,7 +123,7 @@ def measure(src, out=sys.stdout):
             wire1 = b.bytes_in
             try:
                 one = deploy.deploy(b.port, work, out=quiet)
-            except deploy.DeployError as e:
+            except board_transport.DeployError as e:
                 one = getattr(e, "result", None)
                 print("note: %s" % e, file=out)
             wire2 = b.bytes_in
@@ -155,9 +155,9 @@ def recovery(out=sys.stdout, trial_seconds=2, max_boots=3, only=()):
                 n0 = len(b.events)
                 try:
                     r = deploy.deploy(b.port, src2, out=quiet, trial_seconds=trial_seconds, max_boots=max_boots)
-                    line = deploy.outcome_line(r, r["version"], r["target"])
+                    line = slots.outcome_line(r, r["version"], r["target"])
                     ok = True
-                except deploy.DeployError as e:
+                except board_transport.DeployError as e:
                     r, line, ok = getattr(e, "result", {}) or {}, str(e), False
                 ev = b.events[n0:]
                 resets = [t for t, what in ev if what in ("reset", "deadman")]
@@ -178,7 +178,7 @@ def recovery(out=sys.stdout, trial_seconds=2, max_boots=3, only=()):
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="deploy_emulated", description=__doc__.split("\n\n")[0])
     ap.add_argument("--board", default=os.path.join(ROOT, "build", "emulated-board"))
-    ap.add_argument("--src", default=deploy.DEFAULT_SRC)
+    ap.add_argument("--src", default=deploy_plan.DEFAULT_SRC)
     ap.add_argument("--measure", action="store_true")
     ap.add_argument("--recovery", action="store_true", help="each kind of broken update: recovery time and report")
     ap.add_argument("--trial-seconds", type=int, default=2)
