@@ -24,7 +24,7 @@ COMMON_KEYS = ("name", "mcu", "sensor", "led_pin", "led_count", "leds", "ma_per_
                "status_led")
 # the idle sleep's and the battery's keys (mancala/idle.py, hardware/battery.md): optional
 POWER_KEYS = ("battery", "idle_hz", "idle_sleep", "led_power_pin")
-OPTIONAL_KEYS = ("pixel_driver",)  # the LED chain's driver (hw/pixels.py make_chain)
+OPTIONAL_KEYS = ("pixel_driver",)  # the LED chain's driver (hw/pio_chain.py make_chain)
 SENSOR_KEYS = {
     "gpio": ("pit_pins",),
     "mux": ("mux_select", "mux_adc", "mux_channels", "hall_threshold", "hall_hysteresis"),
