@@ -33,7 +33,7 @@ HEALTHY = (
     "        time.sleep_ms(10)\n"
     "    confirm_boot()\n"
     "    while True:\n"
-    "        time.sleep_ms(50)\n")
+    "        time.sleep_ms(500)\n")
 
 BEHAVIOURS = {
     "healthy": HEALTHY,

@@ -116,6 +116,7 @@ def reset_and_watch(board, timeout, rep=None, reset=True, quiet_seconds=None, se
     if reset:
         time.sleep(0.1)  # the port goes away
     up_since = None
+    opened_at = 0  # where in `data` the output since the port last came up begins
     healthy_at = None  # when main.py last said the running version is healthy
     while clock.now() - t0 < timeout:
         if s is None:
@@ -126,6 +127,7 @@ def reset_and_watch(board, timeout, rep=None, reset=True, quiet_seconds=None, se
                 continue
             up_since = clock.now()
             healthy_at = None
+            opened_at = len(data)
             if resets and rep is not None:
                 rep.say("  the board reset by itself (%d); listening again" % resets)
         now = clock.now()
@@ -155,7 +157,12 @@ def reset_and_watch(board, timeout, rep=None, reset=True, quiet_seconds=None, se
         tail = data[last.end():] if last is not None else data
         if SAFE_RE.search(tail):
             break
-        if last is not None and healthy_at is None and CONFIRMED_RE.search(tail):
+        # "running" may be lost (printed before the port was open again): "healthy
+        # (VERSION, slot S)" since the port came up says it by itself.  Without it the
+        # watch waited out quiet_seconds, 300 of the app's 50 ms naps, each a round trip
+        # between the VM and the bridge: seconds on a loaded machine.
+        since = max(last.end(), opened_at) if last is not None else opened_at
+        if healthy_at is None and CONFIRMED_RE.search(data, since):
             healthy_at = clock.now()
     if s is not None:
         s.close()
