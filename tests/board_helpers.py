@@ -70,10 +70,12 @@ def play_game(b, rng=None, max_moves=400, check=True):
             b.run(b.app.BLINK_MS * 2)
             c = b.counts()
             p = b.shown_pit()
-            if p is None:
-                b.run(b.app.BLINK_MS)
+            k = 0
+            while p is None and k < 12:  # its dark phase (or the lit one not yet drawn:
+                b.run(b.app.ANIM_FRAME_MS)  # a frame every ANIM_FRAME_MS): a frame later
                 p = b.shown_pit()
                 c = b.counts()
+                k += 1
             if check:
                 want = shown_counts(b, ref)
                 assert [x for i, x in enumerate(c) if i != p] == \

@@ -74,6 +74,27 @@ def test_a_tap_during_a_think_costs_its_frames_only():
     assert b.nodes >= 0.95 * quiet_nodes, (b.nodes, quiet_nodes)
 
 
+
+def test_a_tap_during_a_think_sends_no_frame_twice():
+    """Every frame a tap adds to a think changes the LEDs: the debounced press does
+    not redraw the dot its raw edge lit, and the flash's end draws nothing after its
+    last (dark) blink, which already shows the pit as it is after.  (On the chain's
+    bitstream a frame is ~8 ms of the CPU the search does not get.)"""
+    for pit in ("S3", "S5", "N2"):
+        b = to_think("kalah", "pico_buttons")
+        sent = []
+        b.app.on_frame = lambda app, b=b, sent=sent: sent.append((b.clock.now(), bytes(b.np.buf)))
+        t = b.clock.now()
+        b.at(t + 300, index(pit), True)
+        b.at(t + 420, index(pit), False)
+        while b.mode() == "think" and b.clock.now() < t + 1100:
+            b.turn()
+        assert b.mode() == "think"
+        assert len(sent) >= 6, sent  # the dot, its end with the flash, three blinks
+        same = [ts for (ts, f), (_, g) in zip(sent[1:], sent[:-1], strict=True) if f == g]
+        assert not same, (pit, same)
+
+
 def test_a_think_draws_only_the_pits_its_light_leaves_and_reaches():
     """Issue 22: a think's frame drew all fourteen pits (~9 ms of Python on the RP2040
     model) for a light that moved one pit; now the two pits alone, as the whole frame
@@ -98,7 +119,11 @@ def test_a_think_draws_only_the_pits_its_light_leaves_and_reaches():
     steps = [f for f in per_frame if len(f) <= 2]
     assert len(steps) >= 4, per_frame
     assert all(len(f) <= 2 for f in per_frame[1:]), per_frame
-    # the buffer the pits-alone frames left is the whole frame's
+    # the buffer the pits-alone frames left is the whole frame's (at one moment: a
+    # think's slice ends when its next frame is due, App.LONG_SLICE_MS, so that
+    # frame is drawn first, as the next turn would)
+    b.app.update()
+    b.app.render()
     alone = bytes(b.np.buf)
     b.app.dirty = True
     b.app.render()

@@ -17,26 +17,36 @@ def to_think(variant="kalah", profile="pico_buttons", **kw):
     start(b)
     b.play_move(index("S1"))
     for _ in range(500):
-        if b.mode() == "think":
-            return b
+        e0 = b.engine_us
+        s0 = getattr(b.app, "search_ms", 0)
         b.turn()
+        if b.mode() == "think":  # (the turn that began the think searched too: a long
+            b.think_at = (b.t_turn, e0, s0, b.busy)  # slice's, App.LONG_SLICE_MS)
+            return b
     raise AssertionError(b.frame())
 
 
 def one_think(b):
-    """Turn the loop one turn at a time through the think: (ms, engine ms charged,
-    the app's own search ms, the busy ms of each turn); b.nodes: the think's nodes."""
+    """Turn the loop one turn at a time through the think, from the turn it began
+    in: (ms, engine ms charged, the app's own search ms, the busy ms of each turn);
+    b.nodes: the think's nodes."""
     app = b.app
-    t0 = b.clock.now()
-    e0 = b.engine_us
-    s0 = getattr(app, "search_ms", 0)
-    busy = []
+    t0, e0, s0, first = b.think_at
+    busy = [first]
     while b.mode() == "think":
         b.nodes = app.engine.nodes  # (the last turn's pondering starts a new search)
         b.turn()
         busy.append(b.busy)
     ms = b.clock.now() - t0
     return ms, (b.engine_us - e0) / 1000, getattr(app, "search_ms", 0) - s0, busy
+
+
+# The share of a think's time its search gets on the simulated clock.  Pits on GPIO
+# pins (buttons, hall switches) tell when a level changes (Pits.woken): the think
+# searches in long slices between its frames, >= 0.90 (issue 22's goal on the model).
+# Linear hall sensors behind the multiplexer cannot (each look is 14 ADC readings): the
+# loop polls them every FRAME_MS, and each turn's own Python (TURN_US) comes off.
+THINK_SHARE = {"pico_buttons": 0.90, "pico_cheap": 0.90, "pico_hall": 0.80}
 
 
 @pytest.mark.parametrize("variant,profile", [("kalah", "pico_buttons"), ("oware", "pico_hall"),
@@ -46,10 +56,60 @@ def test_think_spends_its_turns_searching(variant, profile):
     ms, engine_ms, search_ms, busy = one_think(b)
     assert ms > 500  # a real Master think, many turns
     share = engine_ms / ms
-    assert share >= 0.85, (share, ms, engine_ms)  # the fixed 16-node slice: ~0.45
-    assert search_ms / ms >= 0.85  # the loop's own timings agree
+    assert share >= THINK_SHARE[profile], (share, ms, engine_ms)  # fixed 16-node slice: ~0.45
+    assert search_ms / ms >= THINK_SHARE[profile]  # the loop's own timings agree
     # no turn slept while the search ran (the last two: it finished; the move shown)
     assert min(busy[:-2]) >= A.App.FRAME_MS, busy
+
+
+
+def _turns_of_a_think(b, press_at=None):
+    """The think's loop turns: [(start ms, busy ms, frames drawn)], one press of S3
+    at `press_at` (ms after the think began) if given."""
+    t0 = b.think_at[0]
+    if press_at is not None:
+        b.at(t0 + press_at, index("S3"), True)
+    turns = []
+    while b.mode() == "think":
+        f = b.app.frame_no
+        b.turn()
+        turns.append((b.t_turn - t0, b.busy, b.app.frame_no - f))
+    return turns
+
+
+def test_a_quiet_think_turns_only_for_its_frames():
+    """Issue 22: on pins that can say a level changed (Pits.woken) a quiet think
+    searches in long slices, a loop turn (poll, timers, frame check) only when its
+    running light steps (THINK_STEP_MS); each such turn draws that step.  On the
+    multiplexer's linear sensors (no wake) the loop still turns every FRAME_MS."""
+    b = to_think("kalah", "pico_buttons")
+    turns = _turns_of_a_think(b)
+    long_ones = turns[:-2]  # (the last two: the search's end, the move shown)
+    assert len(long_ones) >= 5, turns
+    assert len(turns) <= 2000 // A.App.THINK_STEP_MS + 3, turns
+    assert all(f == 1 for _, _, f in long_ones), turns  # every long turn: one frame
+    starts = [t for t, _, _ in long_ones]
+    # one turn a step of the running light (its frame is due then)
+    assert all(abs(b - a - A.App.THINK_STEP_MS) <= 20 for a, b in zip(starts[:-1], starts[1:], strict=True)), \
+        starts
+
+    m = to_think("kalah", "pico_hall")
+    assert m.app.pits.woken is None
+    turns = _turns_of_a_think(m)
+    assert max(busy for _, busy, _ in turns[:-2]) <= 2 * A.App.FRAME_MS, turns  # (a frame's)
+    assert len(turns) >= 1500 // A.App.FRAME_MS, len(turns)
+
+
+def test_a_press_ends_a_long_slice_within_a_chunk():
+    """A pit pressed in the middle of a long slice ends it at the next chunk's clock
+    read: the next turn starts a few ms after the press and lights the pit."""
+    for press_at in (333, 617, 1041):
+        b = to_think("kalah", "pico_buttons")
+        turns = _turns_of_a_think(b, press_at)
+        after = [t for t, _, _ in turns if t >= press_at]
+        assert after and after[0] - press_at <= 10, (press_at, turns)
+        before = [t + busy for t, busy, _ in turns if t < press_at]
+        assert before[-1] - press_at <= 10, (press_at, turns)  # the slice ended there
 
 
 def test_master_thinks_about_two_seconds_of_board_time():

@@ -82,3 +82,32 @@ def test_step_for_returns_after_its_time():
     eng.start(poss[0], nodes=5000, clock=clock)
     assert eng.step_for(10, 4) is False
     assert 20 <= eng.nodes <= 28  # 10 ms = 20 nodes, one chunk (and a frontier) late
+
+
+def test_step_for_ends_at_a_wake_within_a_chunk():
+    """A board's long slice (App.LONG_SLICE_MS) ends as soon as wake() says a pit's
+    level changed: at the first clock read after it (one chunk late at most), long
+    before its time; the search goes on from there as if never stopped."""
+    rules, poss = positions("kalah", 1)
+    one = Engine(rules)
+    one.search(poss[0], nodes=5000)
+    eng = Engine(rules)
+    clock = NodeClock(eng, 500)  # 2 nodes a ms
+    eng.start(poss[0], nodes=5000, clock=clock)
+    asked = []
+
+    def wake():
+        asked.append(eng.nodes)
+        return eng.nodes >= 40  # the edge comes at about 20 ms of a 250 ms slice
+
+    assert eng.step_for(250, 4, wake) is False
+    chunk = 4 * eng.chunk_scale
+    assert 40 <= eng.nodes <= 40 + chunk + 8, (eng.nodes, asked)  # (a frontier late)
+    # asked after every chunk, with the clock
+    assert all(0 < b - a <= chunk + 8 for a, b in zip([0] + asked[:-1], asked, strict=True)), asked
+    # a slice that a wake ended changes nothing of the search: its result is the
+    # same nodes' in one go
+    while not eng.step_for(250, 4, lambda: eng.nodes % 3 == 0):
+        pass
+    assert (eng.best_move, eng.score, eng.depth, eng.nodes) == \
+        (one.best_move, one.score, one.depth, one.nodes)

@@ -349,3 +349,76 @@ def test_a_pico_reads_its_consecutive_pit_pins_in_one_register_read():
     finally:
         del machine.mem32
         machine.reset()
+
+
+def test_a_port_or_edge_irqs_say_a_level_changed_and_the_pits_say_when_to_poll():
+    """Issue 22 (a think is all search): a think's long slice asks the sensors every
+    few ms whether a level changed (one GPIO_IN read on a Pico; a flag the pins'
+    edge IRQs set elsewhere), and runs no longer than Pits.unpolled_ms: until the
+    next debounce, hold or stuck timer falls due."""
+    from host_tools.fakes import machine
+
+    machine.reset()
+    try:
+        ids = list(range(2, 16))
+        word = [0x3FFFFFFF]
+        ported = P.GpioSensors([machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in ids],
+                               None, lambda: word[0], 2)
+        assert ported.can_wake and not ported.woken()
+        word[0] &= ~(1 << 5)  # GP5: S4 down
+        assert ported.woken()
+        assert ported.read() == 1 << 3 and not ported.woken()
+
+        pins = [machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in ids]
+        irq = P.GpioSensors(pins)  # not one port: the pins' edge IRQs
+        assert irq.can_wake and all(p.handler is not None for p in pins)
+        assert irq.read() == 0 and not irq.woken()
+        machine.press(9)
+        assert irq.woken()
+        assert irq.read() == 1 << 7 and not irq.woken()
+        machine.release(9)
+        assert irq.woken()
+
+        clock = ManualClock()
+        pits = P.Pits(irq, clock)
+        pits.poll()
+        assert pits.woken is not None and not pits.woken()
+        assert pits.unpolled_ms(clock.now(), 5000) == 5000  # all up, settled
+        clock.advance(100)
+        machine.press(2)
+        assert pits.woken()  # the edge: the slice ends
+        pits.poll()
+        clock.advance(12)
+        assert pits.unpolled_ms(clock.now(), 5000) == 30 - 12  # the debounce's end
+        clock.advance(18)
+        assert pits.poll() == [P.DOWN << 16 | 0]
+        clock.advance(200)
+        assert pits.unpolled_ms(clock.now(), 5000) == pits.HOLD_MS - 200  # a hold
+        clock.advance(pits.HOLD_MS - 200)
+        assert pits.poll() == [P.HOLD << 16 | 0]
+        # held on: the stuck timer from the moment it went down
+        assert pits.unpolled_ms(clock.now(), 99999) == pits.STUCK_MS - pits.HOLD_MS
+        assert pits.unpolled_ms(clock.now(), 250) == 250
+        machine.release(2)
+        pits.poll()
+        clock.advance(30)
+        assert pits.poll() == [] and not pits.woken()
+        assert pits.unpolled_ms(clock.now(), 250) == 250
+        machine.press(3)
+        pits.poll()
+        clock.advance(pits.debounce_ms + 5)
+        assert pits.unpolled_ms(clock.now(), 250) == 0  # past due: poll now
+    finally:
+        machine.reset()
+
+
+def test_sensors_that_cannot_tell_a_change_cheaply_never_wake():
+    """Pins without IRQs and the hall mux (14 ADC readings) give no wake check: the
+    loop keeps its 20 ms turns there."""
+    plain = P.GpioSensors([FakePin(1) for _ in range(14)])
+    assert not plain.can_wake and P.Pits(plain, ManualClock()).woken is None
+    m = Mux([30000] * 16)
+    mux = P.MuxSensors(m.sel, m, list(range(14)))
+    pits = P.Pits(mux, ManualClock())
+    pits.poll()
+    assert pits.woken is None and pits.unpolled_ms(0, 250) == 0

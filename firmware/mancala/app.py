@@ -93,6 +93,14 @@ class App:
     FULL_REMIND_MS = 60000  # the code again this often while saves keep failing
     RESTORE_BLINK_MS = 12000  # after a power cut mid-sowing: the pits to put stones back
     SLICE = 8  # engine nodes between clock reads while it searches (~4 ms on a Pico)
+    # A think's loop turn, while nothing waits (every pit up and settled, no flash, no
+    # frame pending) on sensors that can say a level changed (Pits.wake), searches
+    # until the next frame is due, at most this long, instead of polling and checking
+    # timers every FRAME_MS: a pit's edge ends the slice within a chunk.  (~2.4 ms of
+    # each 20 ms turn went there on the RP2040 model; docs/ENGINE.md, "A think is all
+    # search".)  FRAME_MS: always short turns (the terminal simulator, which reads its
+    # keys between turns).
+    LONG_SLICE_MS = 250
     # The search budgets are the engine's, set for the CPU it runs on (the machine-code
     # kernels search ~15x the bytecode's nodes: engine.NATIVE_BUDGETS); a number here
     # overrides one (tests), None takes the engine's.
@@ -388,7 +396,10 @@ class App:
             self.no(1 << arg)
             return
         if kind == P.DOWN or kind == P.FREED:
-            self.redraw(1 << arg)  # the pressed pit lights at once
+            # the pressed pit lights at once, unless its raw edge lit it already (the
+            # touch layer draws pits.touched(): no frame again for the same dot)
+            if not (MODES[self.mode].touch and self.touch_drawn >> arg & 1):
+                self.redraw(1 << arg)
             return
         MODES[self.mode].on_event(self, kind, arg)
 
@@ -418,10 +429,45 @@ class App:
             if left > 0:
                 e.step_for(left, self.PONDER_CHUNK)
         elif left > 0:
-            e.step_for(left, self.SLICE)
+            wake = self.long_slice_wake()
+            if wake is not None:
+                left = self.until_think_frame(left)
+            e.step_for(left, self.SLICE, wake)
         else:  # a long turn (a save): still a little progress
             e.step(self.SLICE)
         self.search_ms += clock.diff(clock.now(), t)
+
+    def long_slice_wake(self):
+        """The think's slice may run past its turn (LONG_SLICE_MS): the pits' wake
+        check (Pits.woken) when the sensors have one and no frame waits (nothing
+        marked to draw, no takeback blink, no save failing), else None."""
+        if self.LONG_SLICE_MS <= self.FRAME_MS or self.blink_mask or self.dirty or \
+                self.partial or self.unsaved:
+            return None
+        return self.pits.woken
+
+    def until_think_frame(self, left):
+        """ms from now until the loop must turn again (at most LONG_SLICE_MS, at
+        least `left`): the think's next frame (its running light's step, the status
+        LED's blink), the red flash's next blink or its end, the pits' next debounce
+        or hold timer (Pits.unpolled_ms)."""
+        now = self.clock.now()
+        el = self.clock.diff(now, self.t_mode)
+        due = self.THINK_STEP_MS - el % self.THINK_STEP_MS
+        b = self.BLINK_MS - el % self.BLINK_MS
+        if b < due:
+            due = b
+        if self.flash:
+            f = self.clock.diff(now, self.t_flash)
+            b = self.FLASH_BLINK_MS - f % self.FLASH_BLINK_MS
+            if self.FLASH_MS - f < b:
+                b = self.FLASH_MS - f
+            if b < due:
+                due = b
+        if due > self.LONG_SLICE_MS:
+            due = self.LONG_SLICE_MS
+        due = self.pits.unpolled_ms(now, due)
+        return due if due > left else left
 
     def ponder_slice(self, t0):
         """Thinking on the person's time: against Master, while the person carries
@@ -524,7 +570,8 @@ class App:
         if self.flash:
             f = self.clock.diff(now, self.t_flash)
             if f >= self.FLASH_MS:
-                self.redraw(self.flash)
+                if not self.flash_step & 1:  # (its last blink drawn was red; an
+                    self.redraw(self.flash)  # "off" one already shows the pits as after)
                 self.flash = 0
             elif f // self.FLASH_BLINK_MS != self.flash_step:  # its blink turned
                 self.flash_step = f // self.FLASH_BLINK_MS

@@ -321,16 +321,20 @@ class Search:
             if self.nodes >= end:
                 return False
 
-    def step_for(self, ms, chunk=8):
+    def step_for(self, ms, chunk=8, wake=None):
         """Search for about `ms` of the engine's clock (the one given to start()),
         `chunk` nodes at a time with the clock read in between (so a slice ends at
         most one chunk late); True when the search is over.  The board gives each
-        loop turn's time left after reading its pits and drawing."""
+        loop turn's time left after reading its pits and drawing; `wake()`, asked
+        with the clock, ends the slice early when true (a pit's level changed: the
+        board's long slices, Pits.wake)."""
         clock = self.clock
         t0 = int(clock())  # type: ignore
         chunk *= self.chunk_scale  # (the kernel's nodes are cheaper: as many ms)
         while not self.step(chunk):
             if ((int(clock()) - t0) & _M30) >= ms:  # type: ignore
+                return False
+            if wake is not None and wake():
                 return False
         return True
 

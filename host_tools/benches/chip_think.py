@@ -65,10 +65,13 @@ e = b.engine
 step_for = e.step_for
 step = e.step
 inside = [0]
-def timed_step_for(ms, chunk):
+def timed_step_for(ms, chunk, wake=None):  # (wake: a long slice's, App.LONG_SLICE_MS)
     t = us()
     inside[0] = 1
-    step_for(ms, chunk)
+    if wake is None:
+        step_for(ms, chunk)
+    else:
+        step_for(ms, chunk, wake)
     inside[0] = 0
     acc[0] += time.ticks_diff(us(), t)
 def timed_step(n):  # (step_for calls step: only a step of its own is counted)
@@ -96,6 +99,7 @@ b.on_frame = on_frame
 clock = b.clock
 think = False
 done = False
+nodes = 0
 while True:
     t = clock.now()
     t_us = us()
@@ -104,11 +108,13 @@ while True:
     if b.mode == A.THINK and not think and not done:
         think = True  # (the boot began it inside main(): again, timed from here)
         timed_start()
-    elif think and b.mode != A.THINK:
+    if b.mode == A.THINK:
+        nodes = e.nodes  # (the turn that shows the move may start pondering: a new count)
+    elif think:
         think = False
         done = True
         total = time.ticks_diff(t_us, acc[1])
-        print("T", {"think_us": total, "search_us": acc[0], "nodes": e.nodes,
+        print("T", {"think_us": total, "search_us": acc[0], "nodes": nodes,
                     "frames": b.frame_no - acc[2], "search_ms": b.search_ms,
                     "frame_us": frame_us, "t0_us": acc[1]})
     clock.sleep(b.FRAME_MS - clock.diff(clock.now(), t))

@@ -7,8 +7,9 @@ board indices 0..13.
 
 On the manual clock the board's work takes a Pico's time (the cost model): each
 LED frame its chain's wire time (the fake neopixel's, ~30 us a LED) plus
-DRAW_US of Python drawing, and each engine node 1/PICO_NODES_PER_S of a second
-(the engine given to the App is a PicoTimedEngine).  Turns run as App.run() runs
+DRAW_US of Python drawing, each loop turn TURN_US of its own, and each engine
+node 1/PICO_NODES_PER_S of a second (the engine given to the App is a
+PicoTimedEngine).  Turns run as App.run() runs
 them: a turn every FRAME_MS, sleeping what is left after its work.
 """
 
@@ -25,6 +26,10 @@ from mancala.hw.pixels import decode
 # The Python side of drawing one frame on the RP2040 model (0.41 s for 35 frames of
 # the 180-LED chain, less their 5.4 ms of wire time each; issue 13's measurement).
 DRAW_US = 6300
+# A loop turn's own Python besides the engine and the frames (the poll, the timers,
+# the mode's tick, the frame check): ~2.4 ms of a 20 ms think turn on the RP2040
+# model (issue 22's measurement, docs/ENGINE.md), charged at each poll.
+TURN_US = 2400
 
 
 class PicoTimedEngine(Engine):
@@ -108,6 +113,30 @@ class SimBoard:
         finally:
             neopixel.wire = None
         self.np = neopixel.last
+        self.horizon = None  # run()'s end: the person's next action may come then
+        self.turn_us = 0
+        pits = getattr(self.app, "pits", None)
+        if pits is not None and self.timed:
+            poll = pits.poll
+
+            def timed_poll():
+                self.turn_us += TURN_US
+                self.spend(TURN_US)
+                return poll()
+
+            pits.poll = timed_poll
+        if pits is not None and pits.woken is not None:
+            woken = pits.woken
+
+            def woken_or_person():
+                # A think's long slice (App.LONG_SLICE_MS) ends at a pin's edge; the
+                # edges at() schedules fire in spend(), but the script's next press
+                # comes after run() returns: its slice must end at run()'s end, as
+                # the board's would at that press
+                return woken() or (self.horizon is not None and
+                                   self.clock.diff(self.clock.now(), self.horizon) >= 0)
+
+            pits.woken = woken_or_person
 
     # -- the cost model ------------------------------------------------------------------
 
@@ -204,8 +233,12 @@ class SimBoard:
             self.t_next += d
             self.t_after = clock.now()
         self.t_person += ms
-        while clock.diff(self.t_person, self.t_next) >= 0:
-            self.turn()
+        self.horizon = self.t_person
+        try:
+            while clock.diff(self.t_person, self.t_next) >= 0:
+                self.turn()
+        finally:
+            self.horizon = None
 
     def _first(self):
         self.t_after = self.t_person = self.clock.now()
@@ -218,6 +251,8 @@ class SimBoard:
             self._first()
         w = clock.diff(self.t_next, clock.now())
         clock.sleep(w)
+        if w > 0:
+            self._us = 0  # (the last turn's sub-ms of work ended in its sleep)
         if self.due:
             self._changes()
         t = self.t_turn = clock.now()
@@ -225,8 +260,12 @@ class SimBoard:
         self.t_after = clock.now()
         self.busy = clock.diff(self.t_after, t)
         self.t_next = t + (self.busy if self.busy > A.App.FRAME_MS else A.App.FRAME_MS)
-        if clock.diff(self.t_person, t) < 0:
-            self.t_person = t  # (a turn called on its own moves the person's time too)
+        if self.horizon is None and clock.diff(self.t_person, self.t_after) < 0:
+            # a turn called on its own moves the person's time to its end (a press
+            # the script makes next comes after it)
+            self.t_person = self.t_after
+        elif clock.diff(self.t_person, t) < 0:
+            self.t_person = t
 
     def tap(self, name, hold=100):
         self.press(name)

@@ -30,15 +30,21 @@ def reset():
 
 
 def set_input(pin_id, level):
+    pin = _pins.get(pin_id)
+    before = pin.value() if pin is not None else None
     _inputs[pin_id] = level
+    if pin is not None and pin.handler is not None and before != pin.value():
+        # an edge: its IRQ (on the board a soft IRQ runs between bytecodes; here at once)
+        if pin.trigger & (Pin.IRQ_FALLING if before else Pin.IRQ_RISING):
+            pin.handler(pin)
 
 
 def press(pin_id):
-    _inputs[pin_id] = 0
+    set_input(pin_id, 0)
 
 
 def release(pin_id):
-    _inputs[pin_id] = 1
+    set_input(pin_id, 1)
 
 
 def level(pin_id):
@@ -59,6 +65,8 @@ class Pin:
     OPEN_DRAIN = 2
     PULL_UP = 1
     PULL_DOWN = 2
+    IRQ_FALLING = 4  # (the rp2 port's values)
+    IRQ_RISING = 8
 
     def __init__(self, id, mode=-1, pull=-1, value=None):
         if not isinstance(id, int) or id < 0 or id > 48:
@@ -66,6 +74,8 @@ class Pin:
         self.id = id
         self.mode = mode
         self.pull = pull
+        self.handler = None  # irq(): called with the pin at an edge of `trigger`
+        self.trigger = 0
         _pins[id] = self
         if value is not None:
             _outputs[id] = value
@@ -83,6 +93,10 @@ class Pin:
 
     def __call__(self, v=None):
         return self.value(v)
+
+    def irq(self, handler=None, trigger=IRQ_FALLING | IRQ_RISING, hard=False):
+        self.handler = handler
+        self.trigger = trigger if handler is not None else 0
 
     def on(self):
         _outputs[self.id] = 1

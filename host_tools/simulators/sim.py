@@ -627,6 +627,9 @@ def interactive(args):
     tablebase.install_into(args.state, tablebase.platform_of(load_profile(args.profile)["mcu"]),
                            os.path.join(ROOT, tablebase.TABLES_DIR))
     board = make_board(args, clock=clock, log=log, start_now=True)
+    # keys are read between loop turns (TerminalClock.sleep): a think's long slice
+    # (App.LONG_SLICE_MS, which a pin's edge ends on the board) would leave them unread
+    board.app.LONG_SLICE_MS = board.app.FRAME_MS
     fd = sys.stdin.fileno()
     old = termios.tcgetattr(fd)
     tty.setcbreak(fd)

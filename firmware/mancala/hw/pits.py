@@ -16,6 +16,13 @@ never as a tap:
   STUCK pit    a sensor active STUCK_MS: reported once, ignored until it releases
 Events are ints: kind << 16 | arg (no allocation per event).
 
+A source that can tell cheaply whether a level may have changed since its last
+read has `woken()` (GpioSensors: one port read, or a flag its pins' edge IRQs
+set); with it the loop can give a long search slice that ends at the first edge
+(App.search_slice) instead of polling every 20 ms, as long as `Pits.unpolled_ms`
+says no debounce or hold timer falls due before.  MuxSensors cannot (14 ADC
+readings): Pits.woken is None there.
+
 A gesture ends when every pit of it is up, in the poll that sees it, even if
 another pit went down in that same poll: that pit starts a new gesture, so two
 quick taps are two taps whatever the loop's timing (a slow turn can make one pit's
@@ -71,17 +78,50 @@ class GpioSensors:
         self.port = port
         self.shift = shift
         self.all = (1 << len(pins)) - 1
+        self.last = 0  # what read() last returned (woken() with a port compares)
+        self.edge = 0  # an edge IRQ came since the last read() (pins without a port)
+        self.can_wake = port is not None
+        if port is None:
+            self.can_wake = self._arm(pins)
+
+    def _arm(self, pins):
+        """Edge IRQs on every pin (either edge) that set `edge`: the ESP32 and any
+        board whose pits are not one port's consecutive GPIOs.  False where the
+        pins have no IRQ (the PC's simulated pins)."""
+        if not pins or getattr(pins[0], "irq", None) is None:
+            return False
+        handler = self._on_edge  # (one bound method for all: made once)
+        try:
+            for p in pins:
+                p.irq(handler=handler, trigger=p.IRQ_FALLING | p.IRQ_RISING)
+        except (AttributeError, OSError, ValueError, TypeError):
+            return False
+        return True
+
+    def _on_edge(self, pin):
+        self.edge = 1  # (a soft IRQ: runs between bytecodes, allocates nothing)
+
+    def woken(self):
+        """Whether a level may have changed since the last read() (cheap: a search
+        slice asks it every few ms)."""
+        port = self.port
+        if port is not None:
+            return (~(port() >> self.shift) & self.all) != self.last
+        return self.edge
 
     def read(self):
         port = self.port
         if port is not None:
-            return ~(port() >> self.shift) & self.all  # active low
+            m = self.last = ~(port() >> self.shift) & self.all  # active low
+            return m
+        self.edge = 0  # (before the reads: an edge during them wakes the next slice)
         m = 0
         bit = 1
         for p in self.pins:
             if not p.value():
                 m |= bit
             bit <<= 1
+        self.last = m
         return m
 
 
@@ -186,6 +226,8 @@ class Pits:
         self.g_first = 0  # when its first pit went down
         self.fired = False
         self.events = []
+        # the sensors' woken(), bound once (wake() is asked every loop turn)
+        self.woken = sensors.woken if getattr(sensors, "can_wake", False) else None
         t = clock.now()
         for i in range(n):
             self.changed[i] = t
@@ -194,6 +236,38 @@ class Pits:
     def active(self):
         """Debounced pits down now, stuck ones left out."""
         return self.stable & ~self.ignored
+
+    def unpolled_ms(self, now, most):
+        """How long (ms, at most `most`) these pits may go without a poll, given that
+        woken() says when a level changes: until the first debounce, hold, long
+        hold or stuck timer falls due.  0: they need every loop turn's poll (the
+        sensors cannot wake a slice)."""
+        if self.woken is None:
+            return 0
+        raw = self.raw
+        stable = self.stable
+        if not (raw | stable | self.gesture):
+            return most  # every pit up and settled: only an edge can start anything
+        diff = self.clock.diff
+        due = most
+        pending = raw ^ stable
+        held = stable & ~self.ignored
+        for i in range(self.n):
+            bit = 1 << i
+            if pending & bit:
+                d = self.debounce_ms - diff(now, self.changed[i])
+            elif held & bit:
+                d = self.STUCK_MS - diff(now, self.down_since[i])
+            else:
+                continue
+            if d < due:
+                due = d
+        if self.gesture and not self.fired:
+            d = (self.HOLD_MS if popcount(self.gesture) == 1 else self.LONG_MS) - \
+                diff(now, self.g_start)
+            if d < due:
+                due = d
+        return due if due > 0 else 0
 
     def touched(self):
         """Pits to light under a finger: down now by the debounced state or by the

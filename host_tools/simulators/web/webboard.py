@@ -109,6 +109,10 @@ class WebBoard:
         self.board = SimBoard(profile, machine, neopixel, fs=fs, clock=self.clock, seed=seed,
                               strict=False, log=self.lines.append)
         self.app = self.board.app
+        # the page's presses are applied between loop turns (step()): a think's long
+        # slice (App.LONG_SLICE_MS, which a pin's edge ends on the board) would hold
+        # them back, and turn 250 ms of the board's clock in one period
+        self.app.LONG_SLICE_MS = A.App.FRAME_MS
         if battery:
             self.set_battery(3900)
         self.writes = -1  # the chain's writes when the last frame was handed out
