@@ -112,6 +112,26 @@ def test_a_press_ends_a_long_slice_within_a_chunk():
         assert before[-1] - press_at <= 10, (press_at, turns)  # the slice ended there
 
 
+
+def test_a_count_held_during_a_think_blinks_on_its_own_steps():
+    """A one-LED build shows a held pit's count by blinks (300 ms steps): while it
+    shows, the think's long slices stop and frames come as in any animated mode
+    (every ANIM_FRAME_MS), not on the running light's 250 ms grid."""
+    b = to_think("kalah", "pico_cheap")
+    i = index("S2")
+    t = b.clock.now()
+    b.at(t + 50, i, True)
+    b.at(t + 1900, i, False)
+    frames = []
+    b.app.on_frame = lambda app: frames.append((b.clock.now(), app.show_count_pit))
+    while b.mode() == "think" and b.clock.now() < t + 2600:
+        b.turn()
+    counting = [ft for ft, shown in frames if shown == i]
+    assert len(counting) >= 4, frames  # the hold came in the think, the count showed
+    gaps = [b2 - a for a, b2 in zip(counting[:-1], counting[1:], strict=True)]
+    assert max(gaps) <= A.App.ANIM_FRAME_MS + 2 * A.App.FRAME_MS, gaps
+
+
 def test_master_thinks_about_two_seconds_of_board_time():
     b = to_think("kalah", "pico_buttons")
     ms, engine_ms, _, _ = one_think(b)

@@ -70,7 +70,8 @@ def __getattr__(name):
 
 
 # Set by the device's main.py (A/B slots): called once the loop has run healthily
-# (HEALTHY_TURNS turns in a row with no exception, and not the error board), which
+# (HEALTHY_TURNS turns in a row with no exception, and not the error board: a second
+# of 20 ms turns, up to ~12 s of a think's long slices, within a trial's), which
 # disarms main.py's deadman and ends a new version's trial (docs/UPDATING.md).
 confirm_boot = None
 HEALTHY_TURNS = 50
@@ -94,7 +95,7 @@ class App:
     RESTORE_BLINK_MS = 12000  # after a power cut mid-sowing: the pits to put stones back
     SLICE = 8  # engine nodes between clock reads while it searches (~4 ms on a Pico)
     # A think's loop turn, while nothing waits (every pit up and settled, no flash, no
-    # frame pending) on sensors that can say a level changed (Pits.wake), searches
+    # frame pending) on sensors that can say a level changed (Pits.woken), searches
     # until the next frame is due, at most this long, instead of polling and checking
     # timers every FRAME_MS: a pit's edge ends the slice within a chunk.  (~2.4 ms of
     # each 20 ms turn went there on the RP2040 model; docs/ENGINE.md, "A think is all
@@ -440,10 +441,12 @@ class App:
     def long_slice_wake(self):
         """The think's slice may run past its turn (LONG_SLICE_MS): the pits' wake
         check (Pits.woken) when the sensors have one and no frame waits (nothing
-        marked to draw, no takeback blink, no save failing), else None."""
+        marked to draw, nothing animating but the think's light: no takeback blink,
+        no count blinking, no save failing), else None."""
         if self.LONG_SLICE_MS <= self.FRAME_MS or self.blink_mask or self.dirty or \
-                self.partial or self.unsaved:
-            return None
+                self.partial or self.unsaved or self.show_count_pit >= 0 or \
+                self.hint_pit >= 0 or self.hinting:  # (render()'s animating ones too:
+            return None  # a held pit's count blinks on its own 300 ms steps)
         return self.pits.woken
 
     def until_think_frame(self, left):

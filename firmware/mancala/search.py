@@ -327,7 +327,7 @@ class Search:
         most one chunk late); True when the search is over.  The board gives each
         loop turn's time left after reading its pits and drawing; `wake()`, asked
         with the clock, ends the slice early when true (a pit's level changed: the
-        board's long slices, Pits.wake)."""
+        board's long slices, Pits.woken)."""
         clock = self.clock
         t0 = int(clock())  # type: ignore
         chunk *= self.chunk_scale  # (the kernel's nodes are cheaper: as many ms)

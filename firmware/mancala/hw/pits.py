@@ -226,7 +226,7 @@ class Pits:
         self.g_first = 0  # when its first pit went down
         self.fired = False
         self.events = []
-        # the sensors' woken(), bound once (wake() is asked every loop turn)
+        # the sensors' woken(), bound once (asked after every search chunk of a long slice)
         self.woken = sensors.woken if getattr(sensors, "can_wake", False) else None
         t = clock.now()
         for i in range(n):
@@ -248,23 +248,23 @@ class Pits:
         stable = self.stable
         if not (raw | stable | self.gesture):
             return most  # every pit up and settled: only an edge can start anything
-        diff = self.clock.diff
+        clock = self.clock  # (not clock.diff bound once: a bound method is an allocation)
         due = most
         pending = raw ^ stable
         held = stable & ~self.ignored
         for i in range(self.n):
             bit = 1 << i
             if pending & bit:
-                d = self.debounce_ms - diff(now, self.changed[i])
+                d = self.debounce_ms - clock.diff(now, self.changed[i])
             elif held & bit:
-                d = self.STUCK_MS - diff(now, self.down_since[i])
+                d = self.STUCK_MS - clock.diff(now, self.down_since[i])
             else:
                 continue
             if d < due:
                 due = d
         if self.gesture and not self.fired:
             d = (self.HOLD_MS if popcount(self.gesture) == 1 else self.LONG_MS) - \
-                diff(now, self.g_start)
+                clock.diff(now, self.g_start)
             if d < due:
                 due = d
         return due if due > 0 else 0
