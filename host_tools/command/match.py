@@ -60,9 +60,10 @@ def parse_player(text):
 
 # The engine's weights and switches `mancala match --set-a/--set-b` may change (an
 # engine-against-engine test of a change before it goes into engine.py; docs/ENGINE.md).
-# (name: bounds; quarter stones, qdepth in plies up to the engine's QMAX buffers)
+# (name: bounds; quarter stones, qdepth in plies up to the engine's QMAX buffers;
+# tt: the table's tt_bits, as a board profile sets it: 12 on a Pico unless set)
 SETTABLE = {"w": (-64, 64), "ew": (-64, 64), "qew": (-64, 64), "xw": (-64, 64),
-            "tw": (-64, 64), "qdepth": (0, 8)}
+            "tw": (-64, 64), "qdepth": (0, 8), "tt": (6, 16)}
 
 
 def parse_setting(text):
@@ -78,9 +79,11 @@ def parse_setting(text):
 class EnginePlayer:
     def __init__(self, rules, spec, seed, tt_bits=12, settings=()):
         self.kind, self.value = spec
+        settings = dict(settings)
+        tt_bits = settings.pop("tt", tt_bits)
         self.engine = Engine(rules, tt_bits=tt_bits, seed=seed)
         self.engine.keep = True  # as on the board: one table for the whole game
-        for name, value in settings:
+        for name, value in settings.items():
             setattr(self.engine, name, value)
         if self.kind.endswith("+book"):  # Master's (and hints') first moves looked up
             from host_tools.generators.book import book_path, load_book
