@@ -8,7 +8,8 @@ from mancala import modes as M
 from mancala import profiles
 from mancala.game import Game
 from mancala.hw.clock import ManualClock
-from mancala.hw.pixels import Pixels, decode
+from mancala.hw.pixels import Pixels
+from mancala.hw.pixels_read import decode
 from mancala.rules import get_rules
 
 
@@ -57,6 +58,7 @@ class FakeApp:
     BOOT_BLINK_MS = A.App.BOOT_BLINK_MS
     LED_TEST_STEP_MS = A.App.LED_TEST_STEP_MS
     THINK_STEP_MS = A.App.THINK_STEP_MS
+    THINK_SHARE_MS = A.App.THINK_SHARE_MS
     COACH_NODES = A.App.COACH_NODES
     MASTER_MS = A.App.MASTER_MS
     MASTER_CAP = A.App.MASTER_CAP
@@ -137,6 +139,9 @@ class FakeApp:
     def refresh(self):
         self.shown[:] = self.game.pos[:14]
         self.dirty = True
+
+    def frame_pending(self):  # (App's: a frame goes out this turn anyway)
+        return bool(self.dirty or self.partial)
 
     def since(self, t):
         return self.clock.diff(self.clock.now(), t)

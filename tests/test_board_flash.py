@@ -5,6 +5,7 @@ old firmware the red covered the finger's dot until the blink turned: 115-149 ms
 RP2040 model); a press during a think costs its frames, not a redraw every
 ANIM_FRAME_MS for the whole flash."""
 
+import pytest
 from board_helpers import board, start
 from test_board_think import one_think, to_think
 
@@ -128,3 +129,136 @@ def test_a_think_draws_only_the_pits_its_light_leaves_and_reaches():
     b.app.dirty = True
     b.app.render()
     assert bytes(b.np.buf) == alone
+
+
+def _tap_think(pit, prefix=True):
+    """A think with a tap of `pit` (press 300 ms in, release 120 ms later): each
+    frame's (bytes sent, the last byte that changed + 1), the wire ms charged, nodes."""
+    from mancala import profiles
+
+    p = dict(profiles.load("pico_buttons"))
+    p["prefix_writes"] = prefix
+    b = to_think("kalah", p)
+    np = b.np
+    frames = []
+    before = [bytes(np.shown)]
+
+    def sent(app):
+        now = bytes(np.shown)
+        changed = [k for k in range(len(now)) if now[k] != before[0][k]]
+        frames.append((np.last_sent, changed[-1] + 1 if changed else 0))
+        before[0] = now
+
+    b.app.on_frame = sent
+    w0 = b.wire_us
+    t = b.clock.now()
+    b.at(t + 300, index(pit), True)
+    b.at(t + 420, index(pit), False)
+    one_think(b)
+    return b, frames, (b.wire_us - w0) / 1000, b.nodes
+
+
+def test_a_think_writes_the_chain_only_up_to_the_last_pit_a_frame_changed():
+    """Pixels.prefix_writes: a frame of a few pits (a tap's dot, the red flash, the
+    think's light) sends the chain up to the end of the last pit it drew, not all 180
+    LEDs (5.4 ms of the bitstream's CPU each); the LEDs after keep what they show (the
+    fake chain fails any write that leaves one stale).  A tap of S1, the chain's first
+    ring, costs its own frames ~0.4 ms of wire each, not 5.4 (those the think's light
+    shares go as far as the light's pit)."""
+    for pit in ("S1", "S6", "N6"):
+        b, frames, wire_ms, nodes = _tap_think(pit)
+        spans = b.profile["leds"]
+        ends = sorted(3 * (first + n) for first, n in spans)
+        partial = [(s, c) for s, c in frames if s < 3 * b.profile["led_count"]]
+        assert len(partial) >= 4, (pit, frames)  # the dot, the flash's frames
+        for s, c in frames:
+            assert s >= c  # (the fake chain checks it too)
+            if s < 3 * b.profile["led_count"]:
+                assert s in ends and s == min(e for e in ends if e >= c), (pit, s, c)
+        end = 3 * sum(spans[index(pit)])
+        assert sum(1 for s, _ in frames if s == end) >= 3, (pit, frames)  # the tap's own
+        b0, frames0, wire0_ms, nodes0 = _tap_think(pit, prefix=False)
+        assert all(s == 3 * b0.profile["led_count"] for s, _ in frames0)
+        if pit == "S1":
+            assert wire_ms < 0.65 * wire0_ms and nodes > nodes0, (wire_ms, wire0_ms)
+        assert b.np.shown == b.np.buf
+
+
+def _light_steps(b, t_end):
+    """(ms into the think, North pit) at each step of the think's light, read back
+    from the frames (its pit on North's colour), until `t_end` or the think's end."""
+    from mancala.hw.pixels_read import decode
+
+    steps = []
+    t_mode = b.app.t_mode
+
+    def frame(app):
+        _, bgs = decode(b.np.shown, b.profile["leds"])
+        lit = [i for i in range(7, 13) if bgs[i] == "north"]
+        if len(lit) == 1 and (not steps or steps[-1][1] != lit[0]):
+            steps.append((b.clock.now() - t_mode, lit[0]))
+
+    b.app.on_frame = frame
+    while b.mode() == "think" and b.clock.now() < t_end:
+        b.turn()
+    b.app.on_frame = None
+    return steps
+
+
+def test_the_think_light_steps_on_a_taps_frames_and_keeps_its_pace():
+    """A step of the think's light due within THINK_SHARE_MS of a frame that goes out
+    anyway (a tap's dot, its red flash's blinks) is drawn in that frame: a tap during a
+    think adds at most three frames to it, whenever it comes (five when the light
+    stepped on frames of its own).  The light still moves one pit a step, never late
+    and at most THINK_SHARE_MS early."""
+    step, share = A.App.THINK_STEP_MS, A.App.THINK_SHARE_MS
+    b = to_think("kalah", "pico_buttons")
+    f0 = b.app.frame_no
+    one_think(b)
+    quiet = b.app.frame_no - f0
+    for down, up in ((100, 220), (300, 420), (400, 500), (600, 700)):
+        b = to_think("kalah", "pico_buttons")
+        f0 = b.app.frame_no
+        t = b.clock.now()
+        b.at(t + down, index("S3"), True)
+        b.at(t + up, index("S3"), False)
+        steps = _light_steps(b, t + up + A.App.FLASH_MS + step)
+        assert len(steps) >= 3, steps
+        k0 = (steps[0][0] + share) // step  # the first step seen: the think's k0-th
+        for k, ((_, p0), (t1, p1)) in enumerate(zip(steps, steps[1:], strict=False), k0 + 1):
+            assert p1 == 7 + (p0 - 7 + 1) % 6, steps  # one pit a step
+            assert k * step - share <= t1 <= k * step + 25, (down, k, steps)  # (25: a
+            # turn's lateness)
+        early = [t for k, (t, _) in enumerate(steps, k0) if t < k * step]
+        assert early or down == 100, (down, steps)  # (the flash's frames: it shared one)
+        one_think(b)
+        extra = b.app.frame_no - f0 - quiet
+        assert extra <= 3, (down, extra)
+
+
+@pytest.mark.parametrize("quick", [0, 1])
+def test_a_think_starts_its_light_on_the_first_pit_and_sends_no_frame_twice(quick):
+    """The light starts at its first step whatever the last think left in
+    App.think_frame (a step taken early there must not carry over), and the whole
+    frame that begins the think counts as its first step: no second frame for it
+    (quick: the think begins from the move's animation, whose tick switches to it)."""
+    b = board("pico_buttons", variant="kalah", opponent=4, starter=0, quick=quick)
+    start(b)
+    b.app.think_frame = 1  # as a think that ended just after an early step leaves it
+    sent = []
+    b.app.on_frame = lambda app: sent.append((b.mode(), bytes(b.np.shown)))
+    b.play_move(index("S1"))
+    t = b.clock.now()
+    while b.mode() != "think" and b.clock.now() < t + 5000:
+        b.turn()
+    t = b.clock.now()
+    while b.mode() == "think" and b.clock.now() < t + 600:
+        b.turn()
+    b.app.on_frame = None
+    think = [f for m, f in sent if m == "think"]
+    assert len(think) >= 2, sent
+    from mancala.hw.pixels_read import decode
+
+    _, bgs = decode(think[0], b.profile["leds"])
+    assert [i for i in range(7, 13) if bgs[i] == "north"] == [7], bgs
+    assert all(f != g for f, g in zip(think, think[1:], strict=False)), "a frame twice"

@@ -629,3 +629,34 @@ def test_the_bytecode_loop_is_loaded_only_without_the_kernels():
 
     e = Engine(get_rules("kalah"), native=False)
     assert e._loop is search_loop.run and not e.kernel
+
+
+def test_an_engine_built_from_a_released_ones_buffers_searches_as_a_fresh_one():
+    """Search.release hands the table, the keys and the ply stacks to the next engine
+    (a variant change then allocates nothing big: the esp32 session's heap); that
+    engine, its buffers used and dirtied by another variant's search, searches
+    exactly as one built fresh: the same move, score, depth and nodes."""
+    from mancala import search as S
+
+    rng = random.Random(7)
+    for first, second in (("kalah", "oware"), ("oware", "kalah"), ("mangala", "ranok")):
+        old = Engine(get_rules(first), tt_bits=10, seed=3)
+        g = Game(get_rules(first))
+        for _ in range(6):
+            if g.over:
+                break
+            g.play(rng.choice([p for p in range(6) if g.pos[MASK] >> p & 1]))
+        old.search(g.pos, nodes=3000)
+        plies = old.plies
+        old.release()
+        reused = Engine(get_rules(second), tt_bits=10, seed=5)
+        assert reused.plies is plies and S._spare is None
+        fresh = Engine(get_rules(second), tt_bits=10, seed=5)
+        assert fresh.plies is not plies
+        h = Game(get_rules(second))
+        for _ in range(4):
+            h.play(rng.choice([p for p in range(6) if h.pos[MASK] >> p & 1]))
+        for e in (reused, fresh):
+            e.search(h.pos, nodes=4000, level="master")
+        assert (reused.best_move, reused.score, reused.depth, reused.nodes) == \
+            (fresh.best_move, fresh.score, fresh.depth, fresh.nodes), (first, second)

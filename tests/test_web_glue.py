@@ -10,7 +10,7 @@ import pytest
 from host_tools.runners import mpvm
 from host_tools.simulators import web_serve
 from host_tools.simulators.web.webboard import GAP_MS, MIN_PRESS_MS, WebBoard
-from mancala.hw.pixels import decode
+from mancala.hw.pixels_read import decode
 from mancala.rules import get_rules
 
 

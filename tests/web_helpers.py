@@ -13,7 +13,7 @@ import pytest
 from host_tools.runners import mpvm
 from host_tools.simulators import web_serve
 from host_tools.simulators.web_browser import BrowserMissing, open_browser
-from mancala.hw.pixels import decode
+from mancala.hw.pixels_read import decode
 
 
 def browser_or_skip(width=1100, height=900):

@@ -110,6 +110,10 @@ class App:
     THINK_STEP_MS = 250  # the thinking animation moves one pit this often (with the
     # status LED's blink: each of its frames costs the think ~8 ms on a Pico, the wire
     # 5.4 ms of it)
+    # A step of it due within this many ms comes at once when a frame goes out anyway
+    # (a press's dot, the red flash's blinks: a tap during a think costs the search
+    # those frames alone, not the light's steps besides; the light keeps its pace)
+    THINK_SHARE_MS = 100
     search_ms = 0  # loop time given to the engine (a running total: measurements)
     think_frame = -1  # the thinking animation's step last drawn
     think_light = 0  # the pit its light was last drawn on
@@ -313,6 +317,7 @@ class App:
         return THINK
 
     def start_thinking(self):
+        self.think_frame = -1  # (the light's steps counted from this think's start)
         if self.engine is None:
             return
         li = self.meta["level"] - 1
@@ -457,6 +462,8 @@ class App:
         now = self.clock.now()
         el = self.clock.diff(now, self.t_mode)
         due = self.THINK_STEP_MS - el % self.THINK_STEP_MS
+        if self.think_frame == el // self.THINK_STEP_MS + 1:  # (its step came early)
+            due += self.THINK_STEP_MS
         b = self.BLINK_MS - el % self.BLINK_MS
         if b < due:
             due = b
@@ -647,14 +654,22 @@ class App:
         self.whole_total = px.total
         self.frame_shown(m, px, phase)
 
-    def frame_shown(self, m, px, phase):
-        px.show()
+    def frame_shown(self, m, px, phase, last=-1):
+        px.show(last)
         if self.status is not None:  # (written at every frame: boot codes drive it too)
             self.status_on = 1 if m.status_blink and phase else 0
             self.status.value(self.status_on)
         self.frame_no += 1
         if self.on_frame is not None:
             self.on_frame(self)
+
+    def frame_pending(self):
+        """Whether this turn's render() sends a frame whatever the mode's tick adds:
+        pits marked to draw, or a finger come or gone."""
+        if self.dirty or self.partial:
+            return True
+        return MODES[self.mode].touch and \
+            self.pits.touched() & ~self.pits.ignored != self.touch_drawn
 
     def pits_fit(self, mask):
         """Whether the pits of `mask` may be drawn alone over the last whole frame: it
@@ -685,6 +700,9 @@ class App:
         total = px.total
         px.begin(False)
         red = self.flash and (self.clock.diff(now, self.t_flash) // self.FLASH_BLINK_MS) & 1 == 0
+        spans = self.spans
+        last = -1  # the drawn pit whose LEDs end furthest down the chain: the frame's
+        end = 0  # write stops there (Pixels.prefix_writes; the LEDs after keep theirs)
         for i in range(14):
             if mask >> i & 1:
                 m.draw_pit(self, px, i, el)
@@ -692,8 +710,12 @@ class App:
                     px.fill(i, RED)
                 if touch >> i & 1:
                     px.dot(i, 0, WHITE)
+                first, n = spans[i]
+                if first + n > end:
+                    end = first + n
+                    last = i
         px.total = total
-        self.frame_shown(m, px, phase)
+        self.frame_shown(m, px, phase, last)
 
 
 def _pick(profile):

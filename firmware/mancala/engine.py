@@ -119,7 +119,7 @@ class Engine(Search, Grading, Probes):
         self.chunk_scale = KERNEL_CHUNK if self.kernel else 1
 
     def release(self):
-        """This engine is done: its table and keys go to the next Engine built (a board
+        """This engine is done: its table, keys and ply stacks go to the next Engine built (a board
         changing variant then allocates nothing big, so a fragmented heap never refuses
         it: the App's need_engine()), its book and endgame table are closed.  The
         engine must not be used after."""

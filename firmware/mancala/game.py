@@ -10,9 +10,11 @@ ends it) can compare exact positions instead of trusting a hash.
 # at the first import of the firmware, while the heap is still whole: loading the
 # other modules leaves the heap in small holes (on an ESP32 no free block of 4 KB
 # remains once they are all in).  App releases it just before it allocates the
-# game history and the engine, which then find one free stretch.  As big as the
-# esp32 build's buffers (history 4.4 KB, engine table 12 KB, zobrist 4.5 KB).
-ROOM_BYTES = 22 * 1024
+# game history and the engine, which then find one free stretch.  The esp32 build's
+# buffers (history 4.4 KB, engine table 12 KB, zobrist 4.5 KB) and the small objects
+# allocated between them: at 22 KB the keys no longer fitted in the unix port, fell
+# into the holes, and the esp32 session failed at its boot under its cap.
+ROOM_BYTES = 26 * 1024
 _room = bytearray(ROOM_BYTES)
 
 

@@ -149,6 +149,10 @@ def validate(p):
             drv == "pio_dma" and p["mcu"] not in ("rp2040", "rp2350"):
         errs.append("pixel_driver must be 'bitstream' or (a Pico, a Pico 2) 'pio_dma' "
                     "(hw/pio_chain.py), got %r" % (drv,))
+    pw = p.get("prefix_writes")
+    if pw is not None and not isinstance(pw, bool):
+        errs.append("prefix_writes must be True or False (a frame that changed the "
+                    "chain's first pits writes those alone: hw/pixels.py), got %r" % (pw,))
     _power(p, pin, errs)
     st = p.get("status_led")
     if st is not None:

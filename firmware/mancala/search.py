@@ -101,7 +101,22 @@ class Rng:
 
 
 
-_spare = None  # (tt_bits, ttc, ttd, z) of a released engine (Search.release)
+_spare = None  # (tt_bits, ttc, ttd, z, ply stacks) of a released engine (Search.release)
+
+
+def _ply_stacks():
+    """A search's stacks by ply (the same for every variant: a released engine hands
+    them to the next, Search.release): kids (the child of each ply), node (the
+    position at each ply: references), root, alpha, beta, oalpha, best, dep, bmove,
+    cur, cnt, hkey, order (pits in search order, 6 a ply), same (the child being
+    searched has the same mover), scout (... and is searched with a null window)."""
+    root = bytearray(POS_LEN)
+    return ([bytearray(POS_LEN) for _ in range(_MAXPLY)], [root] * (_MAXPLY + 1), root,
+            array("h", bytes(2 * _MAXPLY)), array("h", bytes(2 * _MAXPLY)),
+            array("h", bytes(2 * _MAXPLY)), array("h", bytes(2 * _MAXPLY)),
+            bytearray(_MAXPLY), bytearray(_MAXPLY), bytearray(_MAXPLY), bytearray(_MAXPLY),
+            array("i", bytes(4 * _MAXPLY)), bytearray(_MAXPLY * 6), bytearray(_MAXPLY),
+            bytearray(_MAXPLY))
 
 
 def native_available():
@@ -138,43 +153,8 @@ class Search:
         self._qleft = 0  # nodes the quiescence may still make (the node limit)
         self._qplies = 0
         self.half = rules.total // 2
-        self.tt_bits = tt_bits
-        n = 1 << tt_bits
-        self.tmask = n - 1
-        global _spare
-        spare = _spare
-        _spare = None
-        if spare is not None and spare[0] == tt_bits:  # the last engine's (release())
-            self.ttc, self.ttd, z = spare[1], spare[2], spare[3]
-        else:
-            spare = None
-            # (arrays built from a range: no temporary buffer as big as the array)
-            self.ttc = array("H", range(n))  # check bits of the key (read only where ttd is set)
-            self.ttd = array("i", range(n))  # packed entry, 0 = empty
-        self.clear()
-        if spare is None:
-            z = array("i", range(14 * _ZSTRIDE + 1))
-            r = Rng(0x2545F49)
-            for i in range(len(z)):
-                z[i] = r.next()
-        self.z = z  # (the same keys for every variant: a fixed seed)
-        self.kids = [bytearray(POS_LEN) for _ in range(_MAXPLY)]  # the child of each ply
-        self.root = bytearray(POS_LEN)
-        self.node = [self.root] * (_MAXPLY + 1)  # the position at each ply (references)
-        self.alpha = array("h", bytes(2 * _MAXPLY))
-        self.beta = array("h", bytes(2 * _MAXPLY))
-        self.oalpha = array("h", bytes(2 * _MAXPLY))
-        self.best = array("h", bytes(2 * _MAXPLY))
-        self.dep = bytearray(_MAXPLY)
-        self.bmove = bytearray(_MAXPLY)
-        self.cur = bytearray(_MAXPLY)
-        self.cnt = bytearray(_MAXPLY)
-        self.hkey = array("i", bytes(4 * _MAXPLY))
-        self.order = bytearray(_MAXPLY * 6)  # pits in search order
-        self.same = bytearray(_MAXPLY)  # the child being searched has the same mover
-        self.scout = bytearray(_MAXPLY)  # ... and is searched with a null window (PVS)
-        self.vcode = ("kalah", "mangala", "oware", "ranok").index(rules.name)
-        self.bias = array("h", bytes(12))
+        # (the scalars first: the instance's dict reaches its size (~1.5 KB, one block)
+        # before the arrays below cut up the holes an engine released left)
         self.first_score = 0
         self.keep = False  # keep the table from search to search (stronger, history-dependent)
         self.force = -1
@@ -212,6 +192,35 @@ class Search:
         self.book_hit = False  # the last start() took its move from the book
         self._book_buf = None  # (buffers made by set_book: an entry, a mirrored position)
         self._book_pos = None
+        self.tt_bits = tt_bits
+        n = 1 << tt_bits
+        self.tmask = n - 1
+        global _spare
+        spare = _spare
+        _spare = None
+        if spare is not None and spare[0] == tt_bits:  # the last engine's (release())
+            self.ttc, self.ttd, z = spare[1], spare[2], spare[3]
+        else:
+            spare = None
+            # (arrays built from a range: no temporary buffer as big as the array)
+            self.ttc = array("H", range(n))  # check bits of the key (read only where ttd is set)
+            self.ttd = array("i", range(n))  # packed entry, 0 = empty
+        self.clear()
+        if spare is None:
+            z = array("i", range(14 * _ZSTRIDE + 1))
+            r = Rng(0x2545F49)
+            for i in range(len(z)):
+                z[i] = r.next()
+        self.z = z  # (the same keys for every variant: a fixed seed)
+        # the last engine's stacks as they are: a search writes each ply's entries
+        # before it reads them (the same tree as a fresh engine's: tests/test_engine.py)
+        plies = _ply_stacks() if spare is None else spare[4]
+        (self.kids, self.node, self.root, self.alpha, self.beta, self.oalpha, self.best,
+         self.dep, self.bmove, self.cur, self.cnt, self.hkey, self.order, self.same,
+         self.scout) = plies
+        self.plies = plies
+        self.vcode = ("kalah", "mangala", "oware", "ranok").index(rules.name)
+        self.bias = array("h", bytes(12))
         # The machine-code search (mancala.native.run: the same tree as search_loop.run) where
         # the kernels run and the evaluation has no threat term (not written there).
         self.kernel = self.native and not self.tw
@@ -229,12 +238,12 @@ class Search:
     # -- public API --------------------------------------------------------------
 
     def release(self):
-        """This engine is done: its table and keys go to the next Engine built (a board
+        """This engine is done: its table, keys and ply stacks go to the next Engine built (a board
         changing variant then allocates nothing big, so a fragmented heap never refuses
         it: the App's need_engine()).  The engine must not be used after."""
         global _spare
-        _spare = (self.tt_bits, self.ttc, self.ttd, self.z)
-        self.ttc = self.ttd = self.z = None
+        _spare = (self.tt_bits, self.ttc, self.ttd, self.z, self.plies)
+        self.ttc = self.ttd = self.z = self.plies = None
 
     def _begin(self, pos, limit, noise, full, deadline_ms, clock):
         """Begin a search of `pos` (copied) of `limit` nodes with root noise `noise`

@@ -36,13 +36,19 @@ from host_tools.benches.chip_bench import (
 )
 
 RECORD = "kalah 1 6 6 1 5 5 1 6 4 1"  # North (Master) to move, a midgame
-PRESS_PIN = 2  # S1: a pit of the person's row (a red "no" flash while the computer thinks)
+PRESS_PIT = "S1"  # a pit of the person's row (a red "no" flash while the computer thinks):
+# S1 is the chain's first ring (its frames' writes the shortest: Pixels.prefix_writes),
+# --press S6 / N6 measure pits further down the chain
+PIT_NAMES = ("S1", "S2", "S3", "S4", "S5", "S6", "Sstore",
+             "N1", "N2", "N3", "N4", "N5", "N6", "Nstore")
 PRESSES = 3
 PRESS_HOLD_MS = 120
 PRESS_GAP_MS = 420
 PRESS_AT_MS = 1200  # the first press, after the think began
 THINK_AT_MS = 1100  # when the think begins, after the script is sent (the model is
 # deterministic: the boot into the saved game takes this long on it)
+PHASE_MS = 37  # --phases: each run's presses this much later (not a multiple of the
+# light's 250 ms steps nor the flash's 125 ms blinks)
 STONE_MS = 700  # the person drops a stone this often (the simulator's pace)
 PONDER_S = 3
 
@@ -232,8 +238,39 @@ def patch_pio(work):
     text = text.replace("        this.stopped = true;\n        if (this.runTimer) {",
                         "        this.stopped = true;\n        if (this.emuAlarm) this.emuAlarm.cancel();\n"
                         "        if (this.runTimer) {")
-    with open(path, "w") as f:
+    _replace(path, text)
+
+
+TAP_KEY = """  const key = Buffer.from(bytes).toString('hex');"""
+TAP_KEY_LATCHED = """  // (chip_think's patch: an LED past the end of a short frame keeps what it showed, as
+  // a WS2812 does: a frame's content is the chain's, the bytes sent over the last ones)
+  for (let i = 0; i < bytes.length; i++) latched[i] = bytes[i];
+  const key = Buffer.from(latched).toString('hex');"""
+
+
+def patch_tap(work):
+    """tap.mjs compares whole frames; the firmware's frames of a few pits send the
+    chain only up to the last pit they changed (Pixels.prefix_writes), so the model's
+    copy of tap.mjs in `work` reads each frame as what the chain then shows
+    (idempotent; ../shared untouched)."""
+    path = os.path.join(work, "tap.mjs")
+    with open(path) as f:
+        text = f.read()
+    if TAP_KEY_LATCHED in text:
+        return
+    if TAP_KEY not in text or "const frames = [];\n" not in text:
+        raise ChipBenchError("the model's tap.mjs is not the one patched here (%s)" % path)
+    text = text.replace(TAP_KEY, TAP_KEY_LATCHED)
+    text = text.replace("const frames = [];\n", "const frames = [];\nconst latched = [];\n", 1)
+    _replace(path, text)
+
+
+def _replace(path, text):
+    """Write `path` whole or not at all (two runs side by side patch the same copy)."""
+    tmp = "%s.%d" % (path, os.getpid())
+    with open(tmp, "w") as f:
         f.write(text)
+    os.replace(tmp, path)
 
 
 def _tap(work, flash, code, args, timeout=3600):
@@ -273,10 +310,17 @@ def flash_with(work, tmp, name, src):
     return flash
 
 
-def measure_think(work, flash, settle_ms, driver=""):
+def press_pin(pit):
+    """The GPIO of a pit's button on the model's board (profiles/pico_buttons.py)."""
+    from mancala.profiles import load
+
+    return load("pico_buttons")["pit_pins"][PIT_NAMES.index(pit)]
+
+
+def measure_think(work, flash, settle_ms, driver="", pit=PRESS_PIT):
     """(no presses, with presses, tap.mjs's report) for the firmware on `flash`."""
     out = _tap(work, flash, THINK % {"record": RECORD, "driver": driver},
-               ["--seq", ",".join([str(PRESS_PIN)] * PRESSES), "--settle-ms", str(settle_ms),
+               ["--seq", ",".join([str(press_pin(pit))] * PRESSES), "--settle-ms", str(settle_ms),
                 "--gap-ms", str(PRESS_GAP_MS), "--hold-ms", str(PRESS_HOLD_MS),
                 "--after-ms", "2500"])
     rows = _dicts(out, "T")
@@ -288,11 +332,11 @@ def measure_think(work, flash, settle_ms, driver=""):
     return rows[0], rows[1], lat, rel, starts, out
 
 
-def report(results, out=sys.stdout):
+def report(results, out=sys.stdout, pit=PRESS_PIT):
     names = list(results)
     out.write("A Master think on the RP2040 model (kalah midgame %r, North = Master; "
-              "presses: S1 x%d, %d ms held, %d ms apart, from %d ms into the think)\n"
-              % (RECORD, PRESSES, PRESS_HOLD_MS, PRESS_GAP_MS, PRESS_AT_MS))
+              "presses: %s x%d, %d ms held, %d ms apart, from %d ms into the think)\n"
+              % (RECORD, pit, PRESSES, PRESS_HOLD_MS, PRESS_GAP_MS, PRESS_AT_MS))
     head = "%-44s" % "" + "".join("%22s" % n for n in names)
     out.write(head + "\n")
 
@@ -309,6 +353,16 @@ def report(results, out=sys.stdout):
     row("Master nodes in the think, with presses",
         lambda r: "%d (%.1f%%)" % (r["pressed"]["nodes"],
                                    100.0 * r["pressed"]["nodes"] / max(1, r["quiet"]["nodes"])))
+    if any(len(results[n].get("phases", ())) > 1 for n in names):
+        def over(r, fn):
+            v = [fn(q, p) for q, p in r["phases"]]
+            return "%.1f%% (%.1f-%.1f)" % (sum(v) / len(v), min(v), max(v))
+
+        k = max(len(results[n].get("phases", ())) for n in names)
+        row("... share with presses, %d phases: mean (range)" % k,
+            lambda r: over(r, lambda q, p: 100.0 * p["search_us"] / p["think_us"]))
+        row("... nodes with presses, of no presses",
+            lambda r: over(r, lambda q, p: 100.0 * p["nodes"] / max(1, q["nodes"])))
     row("frames in the think, no presses / presses",
         lambda r: "%d / %d" % (r["quiet"]["frames"], r["pressed"]["frames"]))
     row("press -> first changed frame, ms", lambda r: " ".join("%.1f" % x for x in r["lat"]))
@@ -334,11 +388,18 @@ def main(argv=None):
     p.add_argument("--ponder", action="store_true", help="pondering too (host minutes more)")
     p.add_argument("--settle", type=int, default=THINK_AT_MS + PRESS_AT_MS,
                    help="the first press, ms of emulated time after the script is sent")
+    p.add_argument("--press", default=PRESS_PIT, choices=PIT_NAMES,
+                   help="the pit pressed during the think (default %(default)s)")
+    p.add_argument("--phases", type=int, default=1,
+                   help="run the pressed think this many times, the presses PHASE_MS later "
+                        "each time, and give the mean and range: where the presses fall in "
+                        "the think moves with the host (the script's upload over USB)")
     a = p.parse_args(argv)
     fws = [x.split("=", 1) for x in a.firmware] or [["this tree", os.path.join(ROOT, "firmware")]]
     try:
         work = prepare_model(a.model)
         patch_pio(work)
+        patch_tap(work)
         results = {}
         tmp = os.path.join(ROOT, "build", "chip_think")  # (kept: flash images, outputs)
         os.makedirs(tmp, exist_ok=True)
@@ -350,15 +411,19 @@ def main(argv=None):
             sys.stderr.write("chip think: %s: the think, twice (host minutes)\n" % name)
             # (the presses' moment: the think starts at a fixed emulated time after
             # the script is sent, the emulation being deterministic)
-            quiet, pressed, lat, rel, starts, text = measure_think(work, flash, a.settle, driver)
+            quiet, pressed, lat, rel, starts, text = measure_think(work, flash, a.settle, driver, a.press)
             results[name] = {"quiet": quiet, "pressed": pressed, "lat": lat, "rel": rel,
-                             "starts": starts}
+                             "starts": starts, "phases": [(quiet, pressed)]}
+            for k in range(1, a.phases):
+                sys.stderr.write("chip think: %s: presses %d ms later\n" % (name, k * PHASE_MS))
+                q, pr = measure_think(work, flash, a.settle + k * PHASE_MS, driver, a.press)[:2]
+                results[name]["phases"].append((q, pr))
             with open(os.path.join(tmp, d, "think.out"), "w") as f:
                 f.write(text)
             if a.ponder:
                 sys.stderr.write("chip think: %s: pondering\n" % name)
                 results[name]["ponder"] = measure_ponder(work, flash, driver)
-        report(results)
+        report(results, pit=a.press)
         if a.json:
             with open(a.json, "w") as f:
                 json.dump(results, f, indent=1)

@@ -149,7 +149,7 @@ def shots(browser, url, folder, only_board=False):
     # the computer (master) thinks, then shows its move: its pit blinks in its colour
     saved_shot("web-computer-thinks.png", "pico_buttons", "kalah 3 6", 4, "think", 0.4)
     _wait_mode(browser, ("show",))
-    from mancala.hw.pixels import decode
+    from mancala.hw.pixels_read import decode
 
     layout = browser.js("return window.mancala.layout")
     for _ in range(80):  # the blink's lit phase: the computer's pit in North's colour

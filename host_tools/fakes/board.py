@@ -21,7 +21,6 @@ try:
 except ImportError:  # an older firmware (session.py --compare): no quiescence there
     PICO_QUIESCE_NODES_PER_S = {}
 from mancala.hw.clock import ManualClock
-from mancala.hw.pixels import decode
 
 # The Python side of drawing one frame on the RP2040 model (0.41 s for 35 frames of
 # the 180-LED chain, less their 5.4 ms of wire time each; issue 13's measurement).
@@ -299,7 +298,13 @@ class SimBoard:
     # -- what the board shows ----------------------------------------------------------
 
     def decoded(self):
-        """(counts, backgrounds) read from the pixel buffer through the profile's layout."""
+        """(counts, backgrounds) read from the pixel buffer through the profile's layout
+        (mancala.hw.pixels_read imported only then: in the unix port's sessions its code
+        is not in the heap that stands for the board's, where it never is)."""
+        try:
+            from mancala.hw.pixels_read import decode
+        except ImportError:  # an older firmware's (session.py --compare OLD): hw/pixels
+            from mancala.hw.pixels import decode
         return decode(self.np.buf, self.profile["leds"], self.np.ORDER)
 
     def counts(self):

@@ -1,4 +1,5 @@
-"""A fake `neopixel` module (the micropython-lib API): frames land in `buf`.
+"""A fake `neopixel` module (the micropython-lib API): frames land in `buf`; `shown`
+is what the LEDs show (the bytes last sent to each).
 
 MicroPython-compatible.  `NeoPixel.last` is the newest chain, `writes` counts
 frames, `on_write` (if set) is called after each write.
@@ -25,7 +26,10 @@ class NeoPixel:
         self.n = n
         self.bpp = bpp
         self.buf = bytearray(n * bpp)
+        self.shown = bytearray(n * bpp)  # what the LEDs show: the bytes last sent
         self.writes = 0
+        self.prefix_writes = 0  # of them, writes of the chain's first LEDs alone
+        self.last_sent = 0  # the bytes the last write sent
         self.wire = wire
         last = self
 
@@ -47,7 +51,31 @@ class NeoPixel:
 
     def write(self):
         self.writes += 1
+        self.last_sent = len(self.buf)
+        self.shown[:] = self.buf
         if self.wire is not None:
             self.wire(self.n * US_PER_LED)
+        if on_write is not None:
+            on_write(self)
+
+    def write_prefix(self, view):
+        """The chain's first len(view) bytes alone (the firmware's Pixels.prefix_writes:
+        on the chip `machine.bitstream` over a view of `buf`): the wire time of those
+        LEDs, and the LEDs after them keep what they showed.  A write that leaves an
+        LED showing other than what `buf` holds fails here, in every test that draws:
+        the frame changed an LED past the end of what it sent."""
+        k = len(view)
+        if k % self.bpp or not 0 < k <= len(self.buf):
+            raise ValueError("a prefix write of %d bytes on a chain of %d" % (k, len(self.buf)))
+        self.writes += 1
+        self.prefix_writes += 1
+        self.last_sent = k
+        self.shown[:k] = view
+        if self.shown != self.buf:
+            i = next(i for i in range(len(self.buf)) if self.shown[i] != self.buf[i])
+            raise AssertionError("a prefix write of %d LEDs left LED %d stale"
+                                 % (k // self.bpp, i // self.bpp))
+        if self.wire is not None:
+            self.wire(k // self.bpp * US_PER_LED)
         if on_write is not None:
             on_write(self)

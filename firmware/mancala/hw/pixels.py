@@ -16,6 +16,9 @@ LED shows the colour of lap c (1 white, 2 green, ... 8 pink = 8 or more).
 LEDs of a pit not showing stones may carry a dim background (its state:
 mover's colour = may be played, ...), at 1/6 of full intensity, never mistaken
 for a stone.
+
+Reading a frame back (what a person sees: the simulators, the tests) is
+mancala.hw.pixels_read, which the board never imports.
 """
 
 # Colours at full intensity (max channel 255); laps are told apart by hue.
@@ -30,7 +33,6 @@ LAPS = (
     (0, 255, 210),  # 7 cyan
     (255, 0, 60),  # 8 pink
 )
-LAP_NAMES = ("white", "green", "blue", "yellow", "violet", "orange", "cyan", "pink")
 
 SOUTH = (0, 140, 255)
 NORTH = (255, 0, 200)
@@ -39,9 +41,6 @@ GREEN = (0, 255, 40)
 WHITE = (255, 255, 255)
 AMBER = (255, 140, 0)
 BG_DIV = 6  # background LEDs are drawn at 1/BG_DIV intensity
-# Named backgrounds a decoder can tell apart (by hue, at background intensity).
-BACKGROUNDS = (("south", SOUTH), ("north", NORTH), ("red", RED), ("green", GREEN),
-               ("white", WHITE), ("amber", AMBER))
 
 
 class Pixels:
@@ -66,7 +65,22 @@ class Pixels:
         self.scale = -1
         self.total = 0  # sum of the frame's channels at full intensity
         self.last_scale = 0
+        self.write_prefix = None  # writes the chain's first LEDs only (prefix_writes)
+        self.prefixes = ()  # type: tuple
         self._use(levels[self.level])
+
+    def prefix_writes(self, write_prefix):
+        """Let show(last) write only the LEDs up to the end of pit `last`'s span:
+        `write_prefix(view)` sends the bytes of `view` (the buffer's start) and nothing
+        after them.  A WS2812 takes the first 24 bits it receives after a reset, passes
+        the rest on, and shows what it took at the next reset; an LED past the end of
+        a short write receives nothing and keeps what it shows, so a frame that
+        changed only the first pits costs their LEDs' wire time, not the chain's (on
+        the rp2 and ESP32 ports the bitstream holds the CPU for all of it: 30 us a
+        LED).  The views are made here, once."""
+        mv = memoryview(self.buf)
+        self.prefixes = tuple(mv[:3 * (first + n)] for first, n in self.spans)
+        self.write_prefix = write_prefix
 
     def _use(self, s):
         if s != self.scale:
@@ -160,8 +174,11 @@ class Pixels:
 
     # -- output ----------------------------------------------------------------
 
-    def show(self):
-        """Keep the frame under the current budget, then write it to the chain."""
+    def show(self, last=-1):
+        """Keep the frame under the current budget, then write it to the chain: all of
+        it, or (last >= 0, where the chain takes prefix writes) its LEDs up to the end
+        of pit `last`'s span, when the caller changed none after it since the last
+        write."""
         s = self.scale
         total = self.total  # (LEDs drawn twice count twice: the estimate errs high)
         # estimated mA = total * s / 255 * ma / 255 must stay <= budget
@@ -176,84 +193,34 @@ class Pixels:
             for i in range(len(b)):
                 b[i] = t[b[i]]
             s = s2
+            last = -1  # (every LED rescaled)
         self.last_scale = s
-        self.np.write()
+        if last >= 0 and self.write_prefix is not None:
+            self.write_prefix(self.prefixes[last])
+        else:
+            self.np.write()
 
     def estimate_ma(self, idle_ma_per_led=1):
         """Estimated current of what the chain shows now (for tests and the sim)."""
         return sum(self.buf) * self.ma / 255 + idle_ma_per_led * self.n
 
 
-# -- reading a frame back (simulator, tests): what a person sees -----------------
+def prefix_writer(np, machine):
+    """How `np` writes its first bytes alone (Pixels.prefix_writes), or None: the
+    chain's own `write_prefix` (the PC's fake chain), else what micropython-lib's
+    neopixel write() does, `machine.bitstream` with the chain's pin and timing, over
+    a view of the buffer's start.  None for a chain without either (the PIO chain:
+    its wire costs the CPU nothing)."""
+    own = getattr(np, "write_prefix", None)
+    if own is not None:
+        return own
+    bitstream = getattr(machine, "bitstream", None)
+    pin = getattr(np, "pin", None)
+    timing = getattr(np, "timing", None)
+    if bitstream is None or pin is None or timing is None:
+        return None
 
-def _hue_distance(r, g, b, c, m):
-    # compare chromaticities: (r,g,b)/m against c/255
-    return (abs(r * 255 - c[0] * m) + abs(g * 255 - c[1] * m) + abs(b * 255 - c[2] * m))
+    def write_prefix(view):
+        bitstream(pin, 0, timing, view)
 
-
-def decode(buf, spans, order=(1, 0, 2, 3)):
-    """Read the pixel buffer back: (counts, backgrounds) per pit/store.
-
-    counts[i] is the count the legend shows (None if the pit shows something
-    else, e.g. a red flash); backgrounds[i] the name of its dim background or
-    of its uniform colour, or None.
-    """
-    top = 0
-    for v in buf:
-        if v > top:
-            top = v
-    counts = []  # type: list
-    bgs = []  # type: list
-    ro, go, bo = order[0], order[1], order[2]
-    for first, n in spans:
-        best_lap = 0
-        in_best = 0
-        bad = False
-        bg = None
-        for i in range(first, first + n):
-            j = 3 * i
-            r, g, b = buf[j + ro], buf[j + go], buf[j + bo]
-            m = max(r, g, b)
-            if m == 0:
-                continue
-            if top and m * 2 <= top and n > 1 or (n == 1 and m * 3 < top):
-                bg = _nearest_bg(r, g, b, m)
-                continue
-            lap = _nearest_lap(r, g, b, m)
-            if lap < 0:
-                bad = True
-                bg = _nearest_bg(r, g, b, m)
-                continue
-            if lap > best_lap:
-                best_lap, in_best = lap, 1
-            elif lap == best_lap:
-                in_best += 1
-        if bad:
-            counts.append(None)
-        elif best_lap == 0:
-            counts.append(0)
-        elif n == 1:
-            counts.append(best_lap)
-        else:
-            counts.append((best_lap - 1) * n + in_best)
-        bgs.append(bg)
-    return counts, bgs
-
-
-def _nearest_lap(r, g, b, m):
-    best, bd = -1, 1 << 29
-    for k in range(len(LAPS)):
-        d = _hue_distance(r, g, b, LAPS[k], m)
-        if d < bd:
-            best, bd = k + 1, d
-    # a colour far from every lap is not a count (a flash, an animation)
-    return best if bd <= 40 * m + 400 else -1  # + rounding of dim frames
-
-
-def _nearest_bg(r, g, b, m):
-    best, bd = None, 1 << 29
-    for name, c in BACKGROUNDS:
-        d = _hue_distance(r, g, b, c, m)
-        if d < bd:
-            best, bd = name, d
-    return best
+    return write_prefix

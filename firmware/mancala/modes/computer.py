@@ -21,9 +21,18 @@ def computer_moves(app):
     app.set_mode(SHOW)
 
 
+def light_step(app, el):
+    """The thinking light's step `el` ms into the think (one ahead when the step came
+    early, on a frame that went out anyway: Think.tick)."""
+    f = el // app.THINK_STEP_MS
+    if app.think_frame == f + 1:
+        f += 1
+    return f
+
+
 def light_pit(app, el):
     """The pit the thinking light is on, `el` ms into the think."""
-    return app.game.side * 7 + (el // app.THINK_STEP_MS) % 6
+    return app.game.side * 7 + light_step(app, el) % 6
 
 
 class Think(GameMode):
@@ -45,14 +54,21 @@ class Think(GameMode):
         if app.engine is None or app.engine.done:
             computer_moves(app)
         else:
-            f = el // app.THINK_STEP_MS
-            if f != app.think_frame:  # the animation moved (a frame of the chain: the
-                app.think_frame = f  # pit it leaves and the one it comes to)
+            step = app.THINK_STEP_MS
+            f = el // step
+            shown = app.think_frame
+            if shown != f and shown != f + 1:  # the animation moved (a frame of the
+                app.think_frame = f  # chain: the pit it leaves and the one it comes to)
                 app.redraw(1 << app.think_light | 1 << light_pit(app, el))
+            elif shown == f and step - el % step <= app.THINK_SHARE_MS and \
+                    app.frame_pending():  # its next step rides on a frame that goes out
+                app.think_frame = f + 1  # anyway (a press's, the red flash's blinks):
+                app.redraw(1 << app.think_light | 1 << light_pit(app, el))  # one frame
             app.set_status(self, (el // app.BLINK_MS) & 1)  # (its own pin: no frame)
 
     def draw(self, app, px, el, phase):
         draw_pits(app, px, 0, phase)
+        app.think_frame = light_step(app, el)  # (the step this frame shows: not again)
         k = app.think_light = light_pit(app, el)
         if not app.touch_drawn >> k & 1:  # a finger's dot stays readable on its pit
             px.count(k, app.shown[k], SIDE_COLOURS[app.game.side])

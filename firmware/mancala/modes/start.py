@@ -10,7 +10,7 @@ from mancala import modes as M
 from mancala.game import Game, release_room
 from mancala.hw import pits as P
 from mancala.hw import storage as S
-from mancala.hw.pixels import Pixels
+from mancala.hw.pixels import Pixels, prefix_writer
 from mancala.modes import (
     BLUNDER,
     BOOT,
@@ -292,6 +292,10 @@ def build(app_cls, profile, machine, neopixel, clock, fs=None, engine_cls=None, 
             np = neopixel.NeoPixel(machine.Pin(p["led_pin"], machine.Pin.OUT), p["led_count"])
         px = Pixels(np, p["leds"], p["led_count"], p["ma_per_channel"], p["idle_ma_per_led"],
                     p["current_limit_ma"], p["brightness_levels"])
+        if p.get("prefix_writes", True):  # (False: a chain that must be sent whole)
+            write_prefix = prefix_writer(np, machine)
+            if write_prefix is not None:
+                px.prefix_writes(write_prefix)
         pits = P.Pits(sensors, clock)
         if fs is None:
             fs = S.OsFs()
