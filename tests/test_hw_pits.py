@@ -422,3 +422,11 @@ def test_sensors_that_cannot_tell_a_change_cheaply_never_wake():
     pits = P.Pits(mux, ManualClock())
     pits.poll()
     assert pits.woken is None and pits.unpolled_ms(0, 250) == 0
+
+
+def test_lowest_finds_the_lowest_set_bit_of_every_mask():
+    """(The poll and unpolled_ms loops visit a mask's set bits through it.)"""
+    for i in range(30):
+        for above in (0, 1 << 29, (1 << 30) - 1):
+            m = (above | 1 << i) & ~((1 << i) - 1)
+            assert P.lowest(m) == i, (i, bin(m))

@@ -87,7 +87,9 @@ class _Pin:
 def test_the_status_led_blinks_on_its_pin_without_a_frame_while_it_thinks():
     """Issue 22: the status LED's blink turning drew a whole frame of the chain (on the
     RP2040 model 14 ms of a think's 20 ms turn, 8 of a 2 s think's 21 frames); now only
-    the running light's steps draw, the blink is the pin's alone."""
+    the running light's steps draw, and the blink is the pin's alone, turning with the
+    light's steps (Think.phase): with a step that comes early (on a tap's frame) the
+    blink comes with it, so it asks no loop turn of its own at the step's time."""
     app = FakeApp(human=1, level=2)
     app.game.play(0)
     app.refresh()
@@ -95,15 +97,17 @@ def test_the_status_led_blinks_on_its_pin_without_a_frame_while_it_thinks():
     app.status = _Pin()
     think = mode(M.THINK)
     app.engine.done = False
-    app.THINK_STEP_MS = 150  # a light whose steps fall inside the blink's halves
     step = app.THINK_STEP_MS
-    el = (app.BLINK_MS // step) * step  # the step the blink turns in, at its start
-    think.tick(app, app.clock.now(), el)
+    think.tick(app, app.clock.now(), step + 1)  # step 1: the light moves, the blink's on
+    assert app.partial and app.status.writes == [1]
     app.dirty = False
     app.partial = 0
-    think.tick(app, app.clock.now(), app.BLINK_MS + 1)  # same step, the blink turned
-    assert el < app.BLINK_MS + 1 < el + step
-    assert not app.dirty and not app.partial
-    assert app.status.writes == [1]  # on in the blink's second half
-    think.tick(app, app.clock.now(), app.BLINK_MS + 2)
-    assert app.status.writes == [1]  # written once a turn of the blink, not a loop turn
+    think.tick(app, app.clock.now(), step + 60)  # the same step: nothing drawn or written
+    assert not app.dirty and not app.partial and app.status.writes == [1]
+    app.frame_pending = lambda: True  # a tap's frame goes out this turn: step 2 rides
+    think.tick(app, app.clock.now(), 2 * step - app.THINK_SHARE_MS + 5)  # on it early,
+    assert app.partial and app.think_frame == 2  # and the blink turns with it
+    assert app.status.writes == [1, 0]
+    app.partial = 0
+    think.tick(app, app.clock.now(), 2 * step + 3)  # the step's own time: nothing left
+    assert not app.partial and app.status.writes == [1, 0]

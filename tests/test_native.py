@@ -194,3 +194,199 @@ def test_deploy_builds_the_kernels_for_the_boards_cpu(arch):
     code = slot["mancala/native.mpy"]
     assert code[0:1] == b"M" and code[2] >> 2 == ARCHS.index(arch)  # the CPU in the header
     assert slot["mancala/engine.mpy"][2] >> 2 == 0  # the bytecode modules: any CPU
+
+
+LEDS_SCRIPT = r"""
+from mancala.hw.pixels import Pixels, LAPS, SOUTH, NORTH, RED, WHITE, BG_DIV
+from mancala.search import native_module
+from mancala.engine import Rng
+
+k = native_module()
+assert k is not None
+
+
+class Chain:  # a NeoPixel's buffer and write(), GRB
+    ORDER = (1, 0, 2, 3)
+
+    def __init__(self, n):
+        self.buf = bytearray(3 * n)
+        self.writes = 0
+
+    def write(self):
+        self.writes += 1
+
+
+SPANS = ((0, 12), (12, 12), (24, 12), (36, 12), (48, 12), (60, 12), (72, 18),
+         (90, 1), (91, 1), (92, 12), (104, 12), (116, 12), (128, 12), (140, 18))
+N = 158
+pxs = []
+for limit in (6000, 900):  # (900 mA: most whole frames rescaled by show())
+    byte = Pixels(Chain(N), SPANS, N, current_limit_ma=limit)
+    fast = Pixels(Chain(N), SPANS, N, current_limit_ma=limit)
+    fast.use_kernels(k.leds_fill2, k.leds_remap)
+    pxs.append((byte, fast))
+rng = Rng(%(seed)d)
+BGS = (None, SOUTH, NORTH, RED, WHITE)
+COLOURS = LAPS + (SOUTH, NORTH, RED, WHITE, (0, 0, 0))
+bad = []
+rescaled = 0
+for f in range(%(frames)d):
+    level = rng.next() %% 4
+    whole = rng.next() %% 3 != 0
+    ops = []
+    for _ in range(1 + rng.next() %% 14):
+        kind = rng.next() %% 4
+        i = rng.next() %% 14
+        if kind == 0:
+            ops.append(("count", i, rng.next() %% 110 - 2, BGS[rng.next() %% len(BGS)]))
+        elif kind == 1:
+            ops.append(("fill", i, COLOURS[rng.next() %% len(COLOURS)], 1 + rng.next() %% BG_DIV))
+        elif kind == 2:
+            ops.append(("dot", i, rng.next() %% 30, COLOURS[rng.next() %% len(COLOURS)]))
+        else:
+            a = rng.next() %% N
+            ops.append(("run", a, rng.next() %% (N - a + 1), COLOURS[rng.next() %% len(COLOURS)]))
+    for byte, fast in pxs:
+        for px in (byte, fast):
+            px.set_level(level)
+            px.begin(whole)
+            for op in ops:
+                if op[0] == "count":
+                    px.count(op[1], op[2], op[3])
+                elif op[0] == "fill":
+                    px.fill(op[1], op[2], op[3])
+                elif op[0] == "dot":
+                    px.dot(op[1], op[2], op[3])
+                else:
+                    c = op[3]
+                    px.run(op[1], op[2], c[0], c[1], c[2])
+            px.show()
+        if byte.last_scale != byte.scale:
+            rescaled += 1
+        if byte.buf != fast.buf or byte.total != fast.total or \
+                byte.last_scale != fast.last_scale:
+            bad.append((f, ops, byte.total, fast.total))
+print("frames", %(frames)d, "bad", len(bad), "rescaled", rescaled, "first", bad[:1])
+"""
+
+
+def test_the_led_kernels_draw_the_bytecode_frames():
+    """mancala.native's LED loops (Pixels.use_kernels) against the Pixels' own, over
+    random frames of counts (every lap, beyond the legend, one-LED pits, backgrounds),
+    fills, dots and runs at every brightness level, whole and drawn over, with a
+    current limit that makes show() rescale: the same bytes, totals and scale."""
+    out = mpunix.run(LEDS_SCRIPT % {"seed": 11, "frames": 150})
+    words = out.split()
+    assert words[:4] == ["frames", "150", "bad", "0"], out
+    assert int(words[5]) >= 20, out  # (the rescale's kernel ran)
+
+
+WATCH_SCRIPT = r"""
+import uctypes
+from mancala import engine as E
+from mancala import search as S
+from mancala.rules import get_rules
+
+r = get_rules(%(variant)r)
+reg = bytearray(4)  # stands for the pits' input register (rp2: SIO GPIO_IN)
+
+
+class Watch:  # what GpioSensors offers step_for
+    watch_addr = uctypes.addressof(reg)
+    watch_mask = 0xFFFC  # (GPIO 2..15)
+    watch_level = 0x0124
+
+
+def put(word):
+    for k in range(4):
+        reg[k] = word >> 8 * k & 0xFF
+
+
+pos = r.start()
+moves = 0
+for pit in (2, 3, 1, 5, 0, 4, 2):
+    if pos[15] >> pit & 1:
+        r.move(pos, pit)
+        moves += 1
+ref = E.Engine(r, seed=3)
+ref.start(pos, level=3, nodes=%(nodes)d)
+while not ref.step(64):
+    pass
+e = E.Engine(r, seed=3)
+e.start(pos, level=3, nodes=%(nodes)d)
+put(0x0124 | 0x3)  # (bits outside the mask: not the pits')
+n = e.nodes
+e._waddr, e._wmask, e._wlevel = Watch.watch_addr, Watch.watch_mask, Watch.watch_level
+e.step(500)
+same_level = e.nodes - n
+put(0x0120)  # a pit's level changed: every call stops at its next node
+calls = 0
+most = 0
+while True:
+    n = e.nodes
+    done = e.step(500)
+    calls += 1
+    if e.nodes - n > most:
+        most = e.nodes - n
+    if done:
+        break
+e._waddr = 0
+print("same", same_level, "calls", calls, "most", most,
+      "result", (e.best_move, e.score, e.qscore, e.nodes, e.depth) == (ref.best_move, ref.score, ref.qscore, ref.nodes, ref.depth),
+      e.nodes, ref.nodes)
+# step_for: a slice's chunks sized by its rate, a press, the think's deadline (a clock
+# of the engine's own nodes: 18 a ms)
+e2 = E.Engine(r, seed=3)
+e2.start(pos, level=3, nodes=10 ** 6, clock=lambda: e2.nodes // 18)
+calls = [0]
+real = e2.step
+def counting(n):
+    calls[0] += 1
+    return real(n)
+e2.step = counting
+def woken():  # (Pits.woken: the register against the levels last read)
+    return (reg[0] | reg[1] << 8) & 0xFFFC != 0x0124
+put(0x0124)
+t = e2.clock()
+e2.step_for(250, 8, woken, Watch)
+print("watched", calls[0], e2.clock() - t)
+calls[0] = 0
+t = e2.clock()
+e2.step_for(250, 8, woken)
+print("unwatched", calls[0], e2.clock() - t)
+put(0x0120)
+calls[0] = 0
+n = e2.nodes
+e2.step_for(250, 8, woken, Watch)
+print("pressed", calls[0], e2.nodes - n, "left", e2._waddr)
+put(0x0124)
+e3 = E.Engine(r, seed=3)
+e3.start(pos, level=3, nodes=10 ** 6, deadline_ms=100, clock=lambda: e3.nodes // 18)
+k = 0
+while not e3.step_for(250, 8, woken, Watch):
+    k += 1
+print("deadline", e3.clock(), k)
+"""
+
+
+@pytest.mark.parametrize("variant", ["kalah", "oware"])
+def test_the_kernel_watches_the_pits_register(variant):
+    """A think's long slice on rp2 (Search.step_for's watch): the machine-code search
+    reads the pits' register at every node.  While it shows the levels last read the
+    chunk runs whole; once a level differs every call stops at the next node it
+    expands (after one at least: a frontier's leaves, counted within a node, make
+    some calls longer), and the search stopped that way is the same search (move,
+    score, nodes, depth) as one in whole chunks.  step_for, watched, sizes its chunks
+    by the slice's rate (a 250 ms slice in a few calls, not ~70), ends on time and by
+    the think's deadline, stops at a press, and leaves no watch behind."""
+    out = mpunix.run(WATCH_SCRIPT % {"variant": variant, "nodes": 3000})
+    w = out.split()
+    assert w[0] == "same" and int(w[1]) >= 500, out
+    assert int(w[3]) >= 3000 // 64 and int(w[5]) <= 64, out  # (not the 500 asked)
+    assert w[7] == "True" and w[8] == w[9] and int(w[8]) >= 2900, out
+    assert w[10] == "watched" and w[13] == "unwatched" and w[16] == "pressed", out
+    watched_calls, watched_ms, calls, ms = int(w[11]), int(w[12]), int(w[14]), int(w[15])
+    assert 250 <= watched_ms <= 255 and 250 <= ms <= 255, out  # on time
+    assert watched_calls <= 12 and calls >= 60, out
+    assert int(w[17]) == 1 and 0 < int(w[18]) <= 64 and w[20] == "0", out
+    assert w[21] == "deadline" and 100 <= int(w[22]) <= 105, out

@@ -32,8 +32,13 @@ def test_a_four_game_session_fits_the_board(name):
     # before issue 15's heap work each new variant kept about 1.8 KB here)
     # (the simulated flash's files, which hold in this heap what the board keeps in
     # flash, are left out: the archive grows by a record a game)
+    # (a game's end also holds a few hundred bytes by chance: the GC scans the stack
+    # conservatively and the heap's holes move with every allocation; the same
+    # firmware's ends moved by up to 800 B when only the harness allocated
+    # differently, and a change of the think's speed plays other games: 1 KB
+    # between two games, 2 KB over three, where the 1.8 KB a variant once kept shows)
     ends = [e - f for e, f in zip(r["ends"], r["flash"], strict=True)]
-    assert ends[1] - ends[0] < 512, (ends, r["flash"])
+    assert ends[1] - ends[0] < 1024, (ends, r["flash"])
     assert ends[3] - ends[0] < 2048, (ends, r["flash"])
     # no spike: the menu and a game never hold each other's code, and a module
     # dropped is not held beside its next import (game 1's peak: its modules all in)

@@ -436,9 +436,11 @@ class App:
                 e.step_for(left, self.PONDER_CHUNK)
         elif left > 0:
             wake = self.long_slice_wake()
-            if wake is not None:
+            if wake is not None:  # (and the kernel watches the pits' register, if any)
                 left = self.until_think_frame(left)
-            e.step_for(left, self.SLICE, wake)
+                e.step_for(left, self.SLICE, wake, self.pits.sensors)
+            else:
+                e.step_for(left, self.SLICE)
         else:  # a long turn (a save): still a little progress
             e.step(self.SLICE)
         self.search_ms += clock.diff(clock.now(), t)
@@ -456,17 +458,14 @@ class App:
 
     def until_think_frame(self, left):
         """ms from now until the loop must turn again (at most LONG_SLICE_MS, at
-        least `left`): the think's next frame (its running light's step, the status
-        LED's blink), the red flash's next blink or its end, the pits' next debounce
-        or hold timer (Pits.unpolled_ms)."""
+        least `left`): the think's next frame (its running light's step, with which
+        the status LED blinks: Think.phase), the red flash's next blink or its end,
+        the pits' next debounce or hold timer (Pits.unpolled_ms)."""
         now = self.clock.now()
         el = self.clock.diff(now, self.t_mode)
         due = self.THINK_STEP_MS - el % self.THINK_STEP_MS
         if self.think_frame == el // self.THINK_STEP_MS + 1:  # (its step came early)
             due += self.THINK_STEP_MS
-        b = self.BLINK_MS - el % self.BLINK_MS
-        if b < due:
-            due = b
         if self.flash:
             f = self.clock.diff(now, self.t_flash)
             b = self.FLASH_BLINK_MS - f % self.FLASH_BLINK_MS
@@ -628,7 +627,7 @@ class App:
         self.t_frame = now
         px = self.px
         el = self.clock.diff(now, self.t_mode)
-        phase = (el // self.BLINK_MS) & 1
+        phase = m.phase(self, el)
         if not self.dirty and m.pitwise and not animating and \
                 self.pits_fit(mask):
             self.draw_pits_alone(m, px, mask, el, phase, touch, now)
@@ -682,9 +681,12 @@ class App:
         cum = self.partial_since | mask
         leds = 0
         spans = self.spans
-        for i in range(14):
-            if cum >> i & 1:
-                leds += spans[i][1]
+        bit_at = P.BIT_AT
+        todo = cum
+        while todo:  # (its set bits alone)
+            bit = todo & -todo
+            todo ^= bit
+            leds += spans[bit_at[bit % 37]][1]
         total = self.whole_total + leds * 765
         if total * px.scale * px.ma > px.budget * 65025:
             return False
@@ -703,17 +705,22 @@ class App:
         spans = self.spans
         last = -1  # the drawn pit whose LEDs end furthest down the chain: the frame's
         end = 0  # write stops there (Pixels.prefix_writes; the LEDs after keep theirs)
-        for i in range(14):
-            if mask >> i & 1:
-                m.draw_pit(self, px, i, el)
-                if red and self.flash >> i & 1:
-                    px.fill(i, RED)
-                if touch >> i & 1:
-                    px.dot(i, 0, WHITE)
-                first, n = spans[i]
-                if first + n > end:
-                    end = first + n
-                    last = i
+        bit_at = P.BIT_AT
+        flash = self.flash if red else 0
+        todo = mask
+        while todo:  # (its set bits alone, lowest first)
+            bit = todo & -todo
+            todo ^= bit
+            i = bit_at[bit % 37]
+            m.draw_pit(self, px, i, el)
+            if flash & bit:
+                px.fill(i, RED)
+            if touch & bit:
+                px.dot(i, 0, WHITE)
+            first, n = spans[i]
+            if first + n > end:
+                end = first + n
+                last = i
         px.total = total
         self.frame_shown(m, px, phase, last)
 

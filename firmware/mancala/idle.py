@@ -102,8 +102,8 @@ class Idle:
         if self.watch is not None:
             self.watch.turn(app, self, now)
         if self.state == AWAKE:
-            pits = app.pits
-            if pits.touched() or pits.gesture or app.mode in BUSY:
+            pits = app.pits  # (the mode first: a think's turns ask no more)
+            if app.mode in BUSY or pits.touched() or pits.gesture:
                 self.t_active = now
                 return False
             minutes = app.settings.get("idle", 0)

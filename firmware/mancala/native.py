@@ -19,6 +19,13 @@ stones (< 256, a byte), a bit mask (< 2**14) or a packed frontier result
 (< 2**24).  What crosses back into Python (a move's flags, a frontier's packed
 result) is below 2**30, so it stays a small int on every port.
 
+Two kernels are the LED chain's, not the engine's (`leds_fill2`, `leds_remap`:
+mancala.hw.pixels takes them where they run, modes/start.py hands them over): a
+frame's Python loops are search time lost during a think, and on an RP2040 a
+12-LED run in bytecode costs ~300 us.  They live here, not in a module of their own,
+because a module costs RAM of its own (~2 KB in the unix port) and the ESP32's heap
+has little to spare.
+
 Sowing paths: one flat buffer per variant, STRIDE bytes per (side, pit); the
 paths of kalah3..kalah6 are prefixes of the same cycle, so kalah6's serve all.
 """
@@ -721,6 +728,56 @@ def evaluate(pos, side: int, w: int, ew: int, xw: int) -> int:
     return v
 
 
+# -- the LED chain's buffer (mancala.hw.pixels.Pixels) -----------------------------
+
+@micropython.viper
+def leds_fill2(buf, i: int, n1: int, c1: int, n2: int, c2: int, table, order: int) -> int:
+    """Pixels.run twice in one call: LEDs i .. i+n1-1 in colour c1, then n2 LEDs in
+    c2 (a pit's count: its newest lap, then the lap under it or the background),
+    each colour 0xRRGGBB at full intensity, scaled through `table` (256 bytes: the
+    brightness level's) and stored at the byte offsets packed in `order` (2 bits
+    each: red, green, blue).  Returns the channels' sum at full intensity (what
+    Pixels.total adds up): at most 180 LEDs * 765, far from any word's limit."""
+    p = ptr8(buf)
+    t = ptr8(table)
+    ro = order & 3
+    go = (order >> 2) & 3
+    bo = (order >> 4) & 3
+    j = 3 * i
+    total = 0
+    c = c1
+    n = n1
+    for _ in range(2):  # (c1 over n1 LEDs, then c2 over n2)
+        r0 = (c >> 16) & 0xFF
+        g0 = (c >> 8) & 0xFF
+        b0 = c & 0xFF
+        r = t[r0]
+        g = t[g0]
+        b = t[b0]
+        end = j + 3 * n
+        while j < end:
+            p[j + ro] = r
+            p[j + go] = g
+            p[j + bo] = b
+            j += 3
+        total += n * (r0 + g0 + b0)
+        c = c2
+        n = n2
+    return total
+
+
+@micropython.viper
+def leds_remap(buf, n: int, table):
+    """Each of the first n bytes of buf through a 256-byte table (Pixels.show's
+    rescale of a frame over the current budget)."""
+    p = ptr8(buf)
+    t = ptr8(table)
+    k = 0
+    while k < n:
+        p[k] = t[p[k]]
+        k += 1
+
+
 _MAXPLY = const(40)  # mancala.search._MAXPLY
 _QNODES = const(8)  # mancala.search_loop._QNODES
 _EXACT = const(1)
@@ -791,6 +848,15 @@ def run(eng, end: int) -> int:
     fh = int(eng._fh)
     fhv = int(eng._fhv)
     first = int(eng.first_score)
+    # the pits' input register (Search.step_for's watch): a level that differs from
+    # the one last read ends the chunk at the next node (after one node at least, so
+    # a call always makes progress); 0: no watch.  The word is read as 32 bits, the
+    # mask keeps the pits' (GPIO 2..15 on a Pico): no sign, no overflow.
+    waddr = int(eng._waddr)
+    wmask = int(eng._wmask)
+    wlevel = int(eng._wlevel)
+    wreg = ptr32(waddr)
+    n0 = nodes
     pending = -1
     h = 0
     i = 0
@@ -801,6 +867,9 @@ def run(eng, end: int) -> int:
     while True:
         if state == 0:
             # ---- a new node at ply p: the table, then its moves in order
+            if waddr:
+                if nodes != n0 and (wreg[0] & wmask) != wlevel:
+                    end = nodes  # a pit's level changed: the slice ends here
             if nodes >= end and pending < 0:
                 state = 0
                 ret = 0

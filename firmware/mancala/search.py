@@ -124,6 +124,12 @@ def native_available():
     return _native is not None
 
 
+def native_module():
+    """mancala.native where its kernels run (the LED chain's too: modes/start.py hands
+    them to the Pixels), else None."""
+    return _native
+
+
 class Search:
     """Engine's search (its state and the loop); Engine (mancala.engine) adds the
     levels, grading (mancala.grading) and the table and book (mancala.probes)."""
@@ -225,6 +231,11 @@ class Search:
         # the kernels run and the evaluation has no threat term (not written there).
         self.kernel = self.native and not self.tw
         self.chunk_scale = 1  # step_for's chunk per bytecode node (Engine: the kernel's)
+        # A word the machine-code search watches (step_for's `watch`): the address of
+        # the pits' input register, the bits of the pits, the levels last read; 0: none
+        self._waddr = 0
+        self._wmask = 0
+        self._wlevel = 0
         if self.kernel:
             self._kpaths = _native.flat_paths(rules)
             self._qstate = array("i", bytes(4 * 6))  # the quiescence's ints (native.quiesce)
@@ -330,22 +341,52 @@ class Search:
             if self.nodes >= end:
                 return False
 
-    def step_for(self, ms, chunk=8, wake=None):
+    def step_for(self, ms, chunk=8, wake=None, watch=None):
         """Search for about `ms` of the engine's clock (the one given to start()),
         `chunk` nodes at a time with the clock read in between (so a slice ends at
         most one chunk late); True when the search is over.  The board gives each
         loop turn's time left after reading its pits and drawing; `wake()`, asked
         with the clock, ends the slice early when true (a pit's level changed: the
-        board's long slices, Pits.woken)."""
+        board's long slices, Pits.woken).
+        `watch`: an object with `watch_addr`, `watch_mask`, `watch_level` (the pits'
+        sensors: GpioSensors on the rp2 port), a word the machine-code search reads
+        at every node, ending its chunk when its masked bits differ from the levels.
+        A press then ends the slice at the next node, not the chunk's end, so after
+        the first chunk (which times the slice's nodes) each chunk takes two thirds
+        of the time left, at that rate, capped by the think's deadline: a slice of
+        250 ms makes ~7 calls into the kernel, not ~65 (each costs ~0.3 ms to set up
+        on an RP2040: ~6% of the search at the unwatched chunk)."""
         clock = self.clock
         t0 = int(clock())  # type: ignore
         chunk *= self.chunk_scale  # (the kernel's nodes are cheaper: as many ms)
-        while not self.step(chunk):
-            if ((int(clock()) - t0) & _M30) >= ms:  # type: ignore
-                return False
-            if wake is not None and wake():
-                return False
-        return True
+        watched = watch is not None and self.kernel and watch.watch_addr
+        if watched:
+            self._waddr = watch.watch_addr
+            self._wmask = watch.watch_mask
+            self._wlevel = watch.watch_level
+        n_start = self.nodes
+        n = chunk
+        done = False
+        while True:
+            if self.step(n):
+                done = True
+                break
+            now = int(clock())  # type: ignore
+            el = (now - t0) & _M30
+            if el >= ms or wake is not None and wake():
+                break
+            if watched and el > 0:
+                left = ms - el
+                if self.deadline is not None:
+                    d = self.deadline - ((now - self.t0) & _M30)
+                    if d < left:
+                        left = d
+                # (< 2**30: a think's nodes times at most LONG_SLICE_MS)
+                n = (self.nodes - n_start) * left * 2 // (3 * el)
+                if n < chunk:
+                    n = chunk
+        self._waddr = 0  # (no other search reads a stale watch)
+        return done
 
     def stop(self):
         """Move now: end the search; best_move stays the best found so far.

@@ -10,8 +10,10 @@ this tree's as "after"), all in one invocation:
   script turns `App.tick()` as `App.run()` does and times the engine's slices in
   microseconds from the think's start (`App.start_thinking`) to the move; the model's
   tap.mjs runs it once without a press and once with presses of S1 (GP2) while the
-  computer thinks (each a red "no" flash), and decodes the WS2812 frames on GP22:
-  think share, Master's nodes, frames, press -> first changed frame;
+  computer thinks (each a red "no" flash; counted from the think's start, which the
+  script signals on ARM_PIN, so every run presses at the same moments of the chip's
+  time), and decodes the WS2812 frames on GP22: think share, Master's nodes,
+  frames, press -> first changed frame;
 * ponder: the board with the person to move against Master, no press, for
   PONDER_S seconds: the nodes pondered a second of the person's thought (and so per
   3 s); then the person carrying out the computer's move, one stone every STONE_MS
@@ -45,8 +47,12 @@ PRESSES = 3
 PRESS_HOLD_MS = 120
 PRESS_GAP_MS = 420
 PRESS_AT_MS = 1200  # the first press, after the think began
-THINK_AT_MS = 1100  # when the think begins, after the script is sent (the model is
-# deterministic: the boot into the saved game takes this long on it)
+# The script raises this GPIO (free on pico_buttons) when the think starts, and
+# tap.mjs (chip_think's patch) counts the presses from that edge, in the chip's own
+# time: the script reaches the chip over USB at the host's pace, so a press timed
+# from the upload fell 1,258-1,295 ms into the run, a different moment of the think
+# from run to run (session 34's figures moved by 1-2 points with it)
+ARM_PIN = 16
 PHASE_MS = 37  # --phases: each run's presses this much later (not a multiple of the
 # light's 250 ms steps nor the flash's 125 ms blinks)
 STONE_MS = 700  # the person drops a stone this often (the simulator's pace)
@@ -55,7 +61,8 @@ PONDER_S = 3
 # Runs on the model under tap.mjs (which presses the pins from outside).  Prints
 # "T {json}" once the think has ended; keeps ticking (tap.mjs ends the run).
 THINK = r"""
-import time, gc
+import time, gc, machine
+ARM = machine.Pin(%(arm)d, machine.Pin.OUT, value=0)  # (high: the think starts, tap.mjs's taps count from it)
 from mancala.hw.storage import Storage, OsFs
 Storage(OsFs()).save("game.json", {"record": %(record)r, "number": 1, "human": 1,
                                    "level": 4, "hints": 0})
@@ -71,13 +78,15 @@ e = b.engine
 step_for = e.step_for
 step = e.step
 inside = [0]
-def timed_step_for(ms, chunk, wake=None):  # (wake: a long slice's, App.LONG_SLICE_MS)
+def timed_step_for(ms, chunk, wake=None, watch=None):  # (a long slice's: App.LONG_SLICE_MS)
     t = us()
     inside[0] = 1
     if wake is None:
         step_for(ms, chunk)
-    else:
+    elif watch is None:
         step_for(ms, chunk, wake)
+    else:
+        step_for(ms, chunk, wake, watch)
     inside[0] = 0
     acc[0] += time.ticks_diff(us(), t)
 def timed_step(n):  # (step_for calls step: only a step of its own is counted)
@@ -95,6 +104,7 @@ def timed_start():
     acc[2] = b.frame_no
     frame_us[:] = []
     start_thinking()
+    ARM.value(1)
     print("THINK at", time.ticks_ms())
 b.start_thinking = timed_start
 frame_us = []  # when each frame of the think was handed to the chain (its write())
@@ -248,20 +258,52 @@ TAP_KEY_LATCHED = """  // (chip_think's patch: an LED past the end of a short fr
   const key = Buffer.from(latched).toString('hex');"""
 
 
+TAP_ARG = """  else if (a === '--no-control') opt.noControl = true;\n"""
+TAP_ARG_ARM = TAP_ARG + """  else if (a === '--arm-pin') opt.arm = +args[++i];\n"""
+TAP_LOOP = """for (let k = 0; k < nTaps; k++) {\n"""
+TAP_END = """const h0 = Date.now();
+await new Promise((resolve) => at(tEnd, resolve));
+"""
+TAP_END_ARMED = """const h0 = Date.now();
+await new Promise((resolve) => {
+  if (opt.arm === undefined) { scheduleTaps(); at(tEnd, resolve); return; }
+  // (chip_think's patch: the taps and the run's end counted from the script's signal,
+  // the first rising edge on --arm-pin, in the chip's own time)
+  let armed = false;
+  b.pin(opt.arm).addListener((value) => {
+    if (armed || value !== 1) return;
+    armed = true;
+    scheduleTaps();
+    at(tEnd, resolve);
+  });
+  at(tEnd + 20000 * 1e6, resolve); // (no signal: the run ends 20 s later)
+});
+"""
+
+
 def patch_tap(work):
-    """tap.mjs compares whole frames; the firmware's frames of a few pits send the
-    chain only up to the last pit they changed (Pixels.prefix_writes), so the model's
-    copy of tap.mjs in `work` reads each frame as what the chain then shows
-    (idempotent; ../shared untouched)."""
+    """The model's copy of tap.mjs in `work`, patched (idempotent; ../shared untouched):
+    * it compares whole frames, and the firmware's frames of a few pits send the chain
+      only up to the last pit they changed (Pixels.prefix_writes): it reads each
+      frame as what the chain then shows;
+    * `--arm-pin N`: the taps (and the run's end) count from the first rising edge
+      the script gives GPIO N, not from the script's upload (ARM_PIN)."""
     path = os.path.join(work, "tap.mjs")
     with open(path) as f:
         text = f.read()
-    if TAP_KEY_LATCHED in text:
+    if TAP_KEY_LATCHED in text and TAP_ARG_ARM in text:
         return
-    if TAP_KEY not in text or "const frames = [];\n" not in text:
+    if TAP_KEY_LATCHED not in text:
+        if TAP_KEY not in text or "const frames = [];\n" not in text:
+            raise ChipBenchError("the model's tap.mjs is not the one patched here (%s)" % path)
+        text = text.replace(TAP_KEY, TAP_KEY_LATCHED)
+        text = text.replace("const frames = [];\n", "const frames = [];\nconst latched = [];\n", 1)
+    if TAP_ARG not in text or text.count(TAP_LOOP) != 1 or TAP_END not in text:
         raise ChipBenchError("the model's tap.mjs is not the one patched here (%s)" % path)
-    text = text.replace(TAP_KEY, TAP_KEY_LATCHED)
-    text = text.replace("const frames = [];\n", "const frames = [];\nconst latched = [];\n", 1)
+    text = text.replace(TAP_ARG, TAP_ARG_ARM)
+    text = text.replace(TAP_LOOP, "function scheduleTaps() {\n" + TAP_LOOP)
+    text = text.replace("const tEnd = ", "}\nconst tEnd = ", 1)
+    text = text.replace(TAP_END, TAP_END_ARMED)
     _replace(path, text)
 
 
@@ -319,8 +361,9 @@ def press_pin(pit):
 
 def measure_think(work, flash, settle_ms, driver="", pit=PRESS_PIT):
     """(no presses, with presses, tap.mjs's report) for the firmware on `flash`."""
-    out = _tap(work, flash, THINK % {"record": RECORD, "driver": driver},
-               ["--seq", ",".join([str(press_pin(pit))] * PRESSES), "--settle-ms", str(settle_ms),
+    out = _tap(work, flash, THINK % {"record": RECORD, "driver": driver, "arm": ARM_PIN},
+               ["--arm-pin", str(ARM_PIN),
+                "--seq", ",".join([str(press_pin(pit))] * PRESSES), "--settle-ms", str(settle_ms),
                 "--gap-ms", str(PRESS_GAP_MS), "--hold-ms", str(PRESS_HOLD_MS),
                 "--after-ms", "2500"])
     rows = _dicts(out, "T")
@@ -386,14 +429,14 @@ def main(argv=None):
                         "tree's firmware/ as its profile says)")
     p.add_argument("--json", help="write the results here too")
     p.add_argument("--ponder", action="store_true", help="pondering too (host minutes more)")
-    p.add_argument("--settle", type=int, default=THINK_AT_MS + PRESS_AT_MS,
-                   help="the first press, ms of emulated time after the script is sent")
+    p.add_argument("--settle", type=int, default=PRESS_AT_MS,
+                   help="the first press, ms of the chip's time after the think starts")
     p.add_argument("--press", default=PRESS_PIT, choices=PIT_NAMES,
                    help="the pit pressed during the think (default %(default)s)")
     p.add_argument("--phases", type=int, default=1,
                    help="run the pressed think this many times, the presses PHASE_MS later "
-                        "each time, and give the mean and range: where the presses fall in "
-                        "the think moves with the host (the script's upload over USB)")
+                        "each time, and give the mean and range (where in the think's frames "
+                        "and slices a press falls moves its cost)")
     a = p.parse_args(argv)
     fws = [x.split("=", 1) for x in a.firmware] or [["this tree", os.path.join(ROOT, "firmware")]]
     try:
@@ -409,8 +452,7 @@ def main(argv=None):
             d = "fw-" + re.sub(r"\W", "_", name)
             flash = flash_with(work, tmp, d, src)
             sys.stderr.write("chip think: %s: the think, twice (host minutes)\n" % name)
-            # (the presses' moment: the think starts at a fixed emulated time after
-            # the script is sent, the emulation being deterministic)
+            # (the presses: counted from the think's start, which the script signals on ARM_PIN)
             quiet, pressed, lat, rel, starts, text = measure_think(work, flash, a.settle, driver, a.press)
             results[name] = {"quiet": quiet, "pressed": pressed, "lat": lat, "rel": rel,
                              "starts": starts, "phases": [(quiet, pressed)]}

@@ -137,6 +137,7 @@ for gi in range(GAMES):
     if b.mode() != "over":
         raise AssertionError("game %d did not end: %r" % (gi + 1, b.frame()))
     sample("game %d end" % (gi + 1))
+    b.lines.clear()  # (the harness's copy of the log: the board's console keeps none)
     gc.collect()
     out["ends"].append(gc.mem_alloc())  # what the session keeps, game after game
     # ... of which the simulated flash's files (on the board: flash, not heap): the

@@ -57,19 +57,27 @@ def popcount(m):
     return n
 
 
+# The index of a mask's lowest set bit in one lookup, BIT_AT[(m & -m) % 37]: 2**i % 37
+# differs for every i below 36 (2 generates the integers mod 37), so the loops over
+# the pits visit only those something happens on (a think's turns during a tap: one
+# pit, not fourteen; mancala.app's frames of a few pits too).
+BIT_AT = bytearray(37)
+for _i in range(30):
+    BIT_AT[(1 << _i) % 37] = _i
+
+
 def lowest(m):
-    i = 0
-    while not m >> i & 1:
-        i += 1
-    return i
+    """The index of the lowest set bit of m (> 0)."""
+    return BIT_AT[(m & -m) % 37]
 
 
 class GpioSensors:
     # A raw change must hold this long to count: push buttons bounce (the profile
     # sets 10 ms for digital hall switches, which do not: mancala.profile.DEBOUNCE_MS)
     DEBOUNCE_MS = 30
+    watch_addr = 0  # (no port: no register for the machine-code search to watch)
 
-    def __init__(self, pins, debounce_ms=None, port=None, shift=0):
+    def __init__(self, pins, debounce_ms=None, port=None, shift=0, port_addr=0):
         self.pins = pins  # 14 machine.Pin inputs with pull-ups, board order
         self.debounce_ms = self.DEBOUNCE_MS if debounce_ms is None else debounce_ms
         # port(): every GPIO's level in one word (rp2: the SIO's GPIO_IN, one register
@@ -78,6 +86,13 @@ class GpioSensors:
         self.port = port
         self.shift = shift
         self.all = (1 << len(pins)) - 1
+        # The register port() reads, for the machine-code search to watch during a
+        # think's long slice (Search.step_for's `watch`): its address, the pits' bits
+        # in it and their levels at the last read()
+        if port is not None and port_addr:
+            self.watch_addr = port_addr
+        self.watch_mask = self.all << shift
+        self.watch_level = 0
         self.last = 0  # what read() last returned (woken() with a port compares)
         self.edge = 0  # an edge IRQ came since the last read() (pins without a port)
         self.can_wake = port is not None
@@ -112,7 +127,9 @@ class GpioSensors:
     def read(self):
         port = self.port
         if port is not None:
-            m = self.last = ~(port() >> self.shift) & self.all  # active low
+            w = port()
+            self.watch_level = w & self.watch_mask
+            m = self.last = ~(w >> self.shift) & self.all  # active low
             return m
         self.edge = 0  # (before the reads: an edge during them wakes the next slice)
         m = 0
@@ -126,6 +143,7 @@ class GpioSensors:
 
 
 class MuxSensors:
+    watch_addr = 0  # (read through the ADC: nothing for the search to watch)
     SAMPLES = 4  # readings averaged for the baseline
     MID = 32768  # a linear hall sensor at rest reads mid-scale (0.50 +/- 0.02)
     # A reading this far (fraction of full scale) from mid-scale at power-up means a
@@ -252,8 +270,11 @@ class Pits:
         due = most
         pending = raw ^ stable
         held = stable & ~self.ignored
-        for i in range(self.n):
-            bit = 1 << i
+        todo = pending | held
+        while todo:
+            bit = todo & -todo
+            todo ^= bit
+            i = BIT_AT[bit % 37]
             if pending & bit:
                 d = self.debounce_ms - clock.diff(now, self.changed[i])
             elif held & bit:
@@ -289,8 +310,11 @@ class Pits:
         if not (diff | pending | stable | self.gesture):
             return ev  # every pit up and settled, no gesture: nothing to time or report
         rose = 0
-        for i in range(self.n):
-            bit = 1 << i
+        todo = diff | pending | stable  # (the pits the loop has anything to do on)
+        while todo:
+            bit = todo & -todo
+            todo ^= bit
+            i = BIT_AT[bit % 37]
             if diff & bit:
                 self.changed[i] = now
             if pending & bit and clock.diff(now, self.changed[i]) >= self.debounce_ms:

@@ -19,6 +19,11 @@ for a stone.
 
 Reading a frame back (what a person sees: the simulators, the tests) is
 mancala.hw.pixels_read, which the board never imports.
+
+Where the port compiles machine code the buffer's loops are mancala.native's
+(`use_kernels`: modes/start.py hands them over); the loops here are the reference
+and what CPython and the WebAssembly VM run.  Same bytes and totals either way
+(tests/test_native.py).
 """
 
 # Colours at full intensity (max channel 255); laps are told apart by hue.
@@ -33,6 +38,7 @@ LAPS = (
     (0, 255, 210),  # 7 cyan
     (255, 0, 60),  # 8 pink
 )
+LAPS_RGB = tuple(c[0] << 16 | c[1] << 8 | c[2] for c in LAPS)  # (the kernels' 0xRRGGBB)
 
 SOUTH = (0, 140, 255)
 NORTH = (255, 0, 200)
@@ -56,6 +62,9 @@ class Pixels:
         self.buf = np.buf
         order = getattr(np, "ORDER", (1, 0, 2, 3))
         self.o_r, self.o_g, self.o_b = order[0], order[1], order[2]
+        self.order = order[0] | order[1] << 2 | order[2] << 4  # (the kernels' packing)
+        self.fill2 = None  # machine-code loops (use_kernels), None: the bytecode ones
+        self.remap = None
         self.ma = ma_per_channel
         self.budget = current_limit_ma - idle_ma_per_led * led_count
         self.levels = levels
@@ -82,6 +91,14 @@ class Pixels:
         self.prefixes = tuple(mv[:3 * (first + n)] for first, n in self.spans)
         self.write_prefix = write_prefix
 
+    def use_kernels(self, fill2, remap):
+        """Draw with machine code: `fill2(buf, i, n1, c1, n2, c2, table, order)` and
+        `remap(buf, n, table)` (mancala.native.leds_fill2, leds_remap), which do what
+        run() twice and show()'s rescale do here, byte for byte (a 12-LED run costs
+        ~300 us in bytecode on an RP2040, a frame of a think is search time lost)."""
+        self.fill2 = fill2
+        self.remap = remap
+
     def _use(self, s):
         if s != self.scale:
             t = self.table
@@ -102,6 +119,9 @@ class Pixels:
         self._use(self.levels[self.level])
         if whole:
             b = self.buf
+            if self.fill2 is not None:
+                self.fill2(b, 0, len(b) // 3, 0, 0, 0, self.table, self.order)
+                return
             for i in range(len(b)):
                 b[i] = 0
 
@@ -109,6 +129,11 @@ class Pixels:
 
     def run(self, i, n, r, g, b):
         """LEDs i .. i+n-1 in colour (r, g, b) (full-intensity values)."""
+        fill2 = self.fill2
+        if fill2 is not None:
+            self.total += fill2(self.buf, i, n, r << 16 | g << 8 | b, 0, 0, self.table,
+                                self.order)
+            return
         self.total += n * (r + g + b)
         t = self.table
         r = t[r]
@@ -155,6 +180,17 @@ class Pixels:
             r = c - k * n
             if k >= len(laps):  # beyond the legend: the last lap, full
                 k, r = len(laps) - 1, n
+        fill2 = self.fill2
+        if fill2 is not None:  # the same LEDs and total in one call of machine code
+            if k > 0:
+                under = LAPS_RGB[k - 1]
+            elif bg is None:
+                under = 0
+            else:
+                under = (bg[0] // BG_DIV) << 16 | (bg[1] // BG_DIV) << 8 | bg[2] // BG_DIV
+            self.total += fill2(self.buf, first, r, LAPS_RGB[k], n - r, under, self.table,
+                                self.order)
+            return
         if r:
             col = laps[k]
             self.run(first, r, col[0], col[1], col[2])
@@ -190,8 +226,11 @@ class Pixels:
             for v in range(256):
                 t[v] = v * s2 // s if s else 0
             b = self.buf
-            for i in range(len(b)):
-                b[i] = t[b[i]]
+            if self.remap is not None:
+                self.remap(b, len(b), t)
+            else:
+                for i in range(len(b)):
+                    b[i] = t[b[i]]
             s = s2
             last = -1  # (every LED rescaled)
         self.last_scale = s

@@ -18,6 +18,9 @@ The hooks (each optional: `Mode` does nothing):
                                       the blink phase, 0/1 every app.BLINK_MS); the loop
                                       then draws what lies over every mode (a finger's dot,
                                       the red "no" flash, the full-flash code) and shows it
+    phase(app, el)                    the blink phase of a frame `el` ms into the mode
+                                      (default: 0/1 every app.BLINK_MS; the think's turns
+                                      with its light's steps, which may come early)
 
 and what the loop asks of a mode (class attributes):
 
@@ -150,6 +153,9 @@ class Mode:
 
     def draw(self, app, px, el, phase):
         pass
+
+    def phase(self, app, el):
+        return (el // app.BLINK_MS) & 1
 
 
 def put(number, mode):

@@ -61,10 +61,19 @@ class Think(GameMode):
                 app.think_frame = f  # chain: the pit it leaves and the one it comes to)
                 app.redraw(1 << app.think_light | 1 << light_pit(app, el))
             elif shown == f and step - el % step <= app.THINK_SHARE_MS and \
-                    app.frame_pending():  # its next step rides on a frame that goes out
-                app.think_frame = f + 1  # anyway (a press's, the red flash's blinks):
-                app.redraw(1 << app.think_light | 1 << light_pit(app, el))  # one frame
-            app.set_status(self, (el // app.BLINK_MS) & 1)  # (its own pin: no frame)
+                    (step - el % step < app.FRAME_MS or app.frame_pending()):
+                # its next step rides on a frame that goes out anyway (a press's, the
+                # red flash's blinks: one frame), or falls due within this turn (whose
+                # slice runs at least the rest of it: a few ms early, not a turn late)
+                app.think_frame = f + 1
+                app.redraw(1 << app.think_light | 1 << light_pit(app, el))
+            app.set_status(self, self.phase(app, el))  # (its own pin: no frame)
+
+    def phase(self, app, el):
+        """The status LED's blink (and the marks') turns with the light's steps, early
+        when a step comes early (Think.tick): no loop turn of its own for the blink
+        after a step shared a tap's frame."""
+        return light_step(app, el) & 1
 
     def draw(self, app, px, el, phase):
         draw_pits(app, px, 0, phase)

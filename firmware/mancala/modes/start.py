@@ -245,7 +245,8 @@ def make_sensors(p, machine):
 
     if p["sensor"] == "gpio":
         pins = [machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in p["pit_pins"]]
-        return P.GpioSensors(pins, debounce_ms(p), *gpio_port(p["pit_pins"], machine))
+        port, shift = gpio_port(p["pit_pins"], machine)
+        return P.GpioSensors(pins, debounce_ms(p), port, shift, SIO_GPIO_IN)
     sel = [machine.Pin(n, machine.Pin.OUT) for n in p["mux_select"]]
     adc = machine.ADC(machine.Pin(p["mux_adc"]))
     return P.MuxSensors(sel, adc, p["mux_channels"], p["hall_threshold"], p["hall_hysteresis"],
@@ -296,6 +297,11 @@ def build(app_cls, profile, machine, neopixel, clock, fs=None, engine_cls=None, 
             write_prefix = prefix_writer(np, machine)
             if write_prefix is not None:
                 px.prefix_writes(write_prefix)
+        from mancala.search import native_module
+
+        kernels = native_module()
+        if kernels is not None:  # the buffer's loops in machine code (hw/pixels.py)
+            px.use_kernels(kernels.leds_fill2, kernels.leds_remap)
         pits = P.Pits(sensors, clock)
         if fs is None:
             fs = S.OsFs()
