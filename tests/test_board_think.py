@@ -9,6 +9,7 @@ from board_helpers import board, start
 from host_tools.fakes.board import index
 from mancala import app as A
 from mancala.engine import MASTER_NODES, PICO_QUIESCE_NODES_PER_S
+from mancala.hw import pits as P
 
 
 def to_think(variant="kalah", profile="pico_buttons", **kw):
@@ -111,6 +112,81 @@ def test_a_press_ends_a_long_slice_within_a_chunk():
         before = [t + busy for t, busy, _ in turns if t < press_at]
         assert before[-1] - press_at <= 10, (press_at, turns)  # the slice ended there
 
+
+
+def _count_settles(app):
+    """The answers of app.settle_pits() from now on, in a list."""
+    answers = []
+    settle = app.settle_pits
+
+    def counted():
+        answers.append(settle())
+        return answers[-1]
+
+    app.settle_pits = counted
+    return answers
+
+
+def test_a_tap_during_a_think_turns_the_loop_only_for_its_frames():
+    """Issue 22: a tap's debounced press and its release before the tap are read
+    inside the think's long slice (App.settle_pits): they change nothing on the
+    board, so they cost no loop turn of their own; the turns a tap adds are its
+    frames' (the finger's dot, the red flash's blinks)."""
+    for down in (333, 617, 1041):
+        b = to_think("kalah", "pico_buttons")
+        t0 = b.think_at[0]
+        b.at(t0 + down, index("S3"), True)
+        b.at(t0 + down + 120, index("S3"), False)
+        settles = _count_settles(b.app)
+        turns = _turns_of_a_think(b)
+        assert b.app.flash == 0 and b.app.t_flash > t0 + down, turns  # it flashed
+        assert all(f == 1 for _, _, f in turns[:-2]), (down, turns)  # no turn without one
+        assert settles.count(True) >= 2, settles  # (its press, its release: in the slice)
+
+
+def _think_events(settles, script):
+    """The pit events a think's mode gets for `script` ((ms into the think, pit,
+    down), one per edge), the board reading its pits inside slices up to `settles`
+    times a slice (1: once, then the turn ends: as good as a turn of its own)."""
+    b = to_think("kalah", "pico_buttons")
+    b.app.SETTLES = settles
+    t0 = b.think_at[0]
+    for t, pit, down in script:
+        b.at(t0 + t, pit, down)
+    got = []
+    on_event = b.app.on_event
+    b.app.on_event = lambda ev: got.append((A.MODE_NAMES[b.app.mode], ev)) or on_event(ev)
+    while b.mode() == "think":
+        b.turn()
+    return got
+
+
+def test_pits_read_inside_a_slice_give_the_events_a_turn_would():
+    """Taps, a hold (the count shown: the slice ends) and a two-pit chord at random
+    moments of a think: the gestures the modes get (taps, holds, chords) are the
+    same whether the pits are read inside the slice or each time in a turn of its
+    own.  (Not the DOWNs, a light's cue: a chord's first finger gives one when a
+    reading falls between the two fingers' debounces, which the readings inside the
+    slice, being on time, do more often.)"""
+    import random
+
+    rng = random.Random(22)
+    gestures = 0
+    for k in range(4):
+        script = [] if k else [(150, "N4", True), (1450, "N4", False)]  # (a hold)
+        t = rng.randrange(100, 400) if k else 1550
+        while t < 1700:
+            pits = rng.choice((("S2",), ("N4",), ("S1", "S3"), ("S5",)))
+            hold = rng.choice((90, 150, 300, 1300))  # (a person's taps: 80 ms and up)
+            for j, pit in enumerate(pits):
+                script.append((t + 15 * j, pit, True))
+                script.append((t + hold + 10 * j, pit, False))
+            t += hold + rng.randrange(60, 400)
+        inside = [e for e in _think_events(6, script) if e[1] >> 16 != P.DOWN]
+        alone = [e for e in _think_events(1, script) if e[1] >> 16 != P.DOWN]
+        assert inside == alone, script
+        gestures += len(inside)
+    assert gestures >= 12, gestures  # (taps, chords, a hold: not a quiet think)
 
 
 def test_a_count_held_during_a_think_blinks_on_its_own_steps():

@@ -60,3 +60,31 @@ def test_the_import_order_does_not_change_the_menu():
     assert "play" in after_app
     for first in ("mancala.modes.start", "mancala.modes.menu", "mancala.modes.errors"):
         assert _menu_items_after(first) == after_app, first
+
+
+def test_a_mode_that_runs_out_of_memory_while_loading_is_loaded_once_more():
+    """modes.load(): an import that raises MemoryError (a heap with the room but cut
+    up, partly by what the import itself held) is collected and run once more; a
+    second MemoryError is the board's (errors.py's recovery)."""
+    code = r'''
+import builtins, sys
+sys.path.insert(0, %r)
+from mancala import modes as M
+from mancala.modes import activities as A
+real = builtins.__import__
+fails = [int(sys.argv[1])]
+def flaky(name, *a, **k):
+    if name == "mancala.modes.puzzle" and fails[0] > 0:
+        fails[0] -= 1
+        raise MemoryError("memory allocation failed, allocating 464 bytes")
+    return real(name, *a, **k)
+builtins.__import__ = flaky
+try:
+    m = M.load(A.PUZZLE)
+    print("loaded", m is not None and m is M.MODES[A.PUZZLE], fails[0])
+except MemoryError:
+    print("MemoryError", fails[0])
+''' % FIRMWARE
+    out = [subprocess.run([sys.executable, "-c", code, str(n)], capture_output=True, text=True,
+                          check=True).stdout.strip() for n in (0, 1, 2)]
+    assert out == ["loaded True 0", "loaded True 0", "MemoryError 0"], out

@@ -100,8 +100,11 @@ class App:
     # timers every FRAME_MS: a pit's edge ends the slice within a chunk.  (~2.4 ms of
     # each 20 ms turn went there on the RP2040 model; docs/ENGINE.md, "A think is all
     # search".)  FRAME_MS: always short turns (the terminal simulator, which reads its
-    # keys between turns).
-    LONG_SLICE_MS = 250
+    # keys between turns).  More than a step of the think's light: a step drawn early
+    # on a tap's frame (THINK_SHARE_MS) leaves up to a step and that share to the next,
+    # which then needs no loop turn of its own in between.
+    LONG_SLICE_MS = 400
+    SETTLES = 6  # pit readings inside one long slice at most (settle_pits)
     # The search budgets are the engine's, set for the CPU it runs on (the machine-code
     # kernels search ~15x the bytecode's nodes: engine.NATIVE_BUDGETS); a number here
     # overrides one (tests), None takes the engine's.
@@ -437,8 +440,18 @@ class App:
         elif left > 0:
             wake = self.long_slice_wake()
             if wake is not None:  # (and the kernel watches the pits' register, if any)
-                left = self.until_think_frame(left)
-                e.step_for(left, self.SLICE, wake, self.pits.sensors)
+                # A slice a pit's edge or debounce ended, not the think's next frame,
+                # goes on after the pits are read here when they changed nothing on
+                # the board (a press's debounce, the release before its tap): the
+                # loop turn would have drawn nothing (issue 22: a tap's cost)
+                now = clock.now()
+                t_frame = now + self.think_frame_due(now)
+                for _ in range(self.SETTLES):
+                    left = self.until_think_frame(left)
+                    e.step_for(left, self.SLICE, wake, self.pits.sensors)
+                    if e.done or clock.diff(clock.now(), t_frame) >= 0 or not self.settle_pits():
+                        break
+                    left = 0
             else:
                 e.step_for(left, self.SLICE)
         else:  # a long turn (a save): still a little progress
@@ -456,12 +469,31 @@ class App:
             return None  # a held pit's count blinks on its own 300 ms steps)
         return self.pits.woken
 
+    def settle_pits(self):
+        """The pits read inside a think's long slice, their events handled as a loop
+        turn handles them; True when the board then has nothing to draw, no mode to
+        change, and the slice may go on (else the next turn comes at once)."""
+        for ev in self.pits.poll():
+            self.on_event(ev)
+            while self.switching:  # (as tick() does: the next event is the new mode's)
+                self.enter_mode()
+        return self.mode == THINK and not self.frame_pending() and \
+            self.long_slice_wake() is not None
+
     def until_think_frame(self, left):
         """ms from now until the loop must turn again (at most LONG_SLICE_MS, at
-        least `left`): the think's next frame (its running light's step, with which
-        the status LED blinks: Think.phase), the red flash's next blink or its end,
-        the pits' next debounce or hold timer (Pits.unpolled_ms)."""
+        least `left`): the think's next frame (think_frame_due), the pits' next
+        debounce or hold timer (Pits.unpolled_ms)."""
         now = self.clock.now()
+        due = self.pits.unpolled_ms(now, self.think_frame_due(now))
+        return due if due > left else left
+
+    def think_frame_due(self, now):
+        """ms from `now` until the think's next frame (at most LONG_SLICE_MS): its
+        running light's step (with which the status LED blinks: Think.phase), the
+        red flash's next blink or its end (when it draws: after a red blink; after
+        an "off" one the pits show already what follows, and update() drops the
+        flash in the next turn, whenever that comes)."""
         el = self.clock.diff(now, self.t_mode)
         due = self.THINK_STEP_MS - el % self.THINK_STEP_MS
         if self.think_frame == el // self.THINK_STEP_MS + 1:  # (its step came early)
@@ -469,14 +501,13 @@ class App:
         if self.flash:
             f = self.clock.diff(now, self.t_flash)
             b = self.FLASH_BLINK_MS - f % self.FLASH_BLINK_MS
-            if self.FLASH_MS - f < b:
-                b = self.FLASH_MS - f
+            if self.FLASH_MS - f <= b:
+                b = self.FLASH_MS - f if not self.flash_step & 1 else due
             if b < due:
                 due = b
         if due > self.LONG_SLICE_MS:
             due = self.LONG_SLICE_MS
-        due = self.pits.unpolled_ms(now, due)
-        return due if due > left else left
+        return due
 
     def ponder_slice(self, t0):
         """Thinking on the person's time: against Master, while the person carries

@@ -6,7 +6,8 @@ driver its profile picks, the pico_buttons profile's GPIO buttons) on the chip's
 clock.  Measured per firmware folder given (e.g. main's `firmware/` as "before" and
 this tree's as "after"), all in one invocation:
 
-* think: the board boots into a saved kalah midgame (North = Master to move), the
+* think: the board boots into a saved kalah midgame (North = Master to move; or the
+  game `--record` gives: a variant's budgets are measured so, engine.NATIVE_BUDGETS), the
   script turns `App.tick()` as `App.run()` does and times the engine's slices in
   microseconds from the think's start (`App.start_thinking`) to the move; the model's
   tap.mjs runs it once without a press and once with presses of S1 (GP2) while the
@@ -82,19 +83,21 @@ def timed_step_for(ms, chunk, wake=None, watch=None):  # (a long slice's: App.LO
     t = us()
     inside[0] = 1
     if wake is None:
-        step_for(ms, chunk)
+        done = step_for(ms, chunk)
     elif watch is None:
-        step_for(ms, chunk, wake)
+        done = step_for(ms, chunk, wake)
     else:
-        step_for(ms, chunk, wake, watch)
+        done = step_for(ms, chunk, wake, watch)
     inside[0] = 0
     acc[0] += time.ticks_diff(us(), t)
+    return done
 def timed_step(n):  # (step_for calls step: only a step of its own is counted)
     if inside[0]:
         return step(n)
     t = us()
-    step(n)
+    done = step(n)
     acc[0] += time.ticks_diff(us(), t)
+    return done
 e.step_for = timed_step_for
 e.step = timed_step
 start_thinking = b.start_thinking
@@ -198,10 +201,10 @@ print("P", out)
 """
 
 
-def measure_ponder(work, flash, driver=""):
+def measure_ponder(work, flash, driver="", record=RECORD):
     """Pondering's nodes (under tap.mjs: its pins held high as the pull-ups would,
     no press from outside; pico.mjs leaves them low: every pit held, the sensor test)."""
-    code = PONDER % {"record": RECORD, "stone_ms": STONE_MS, "think_ms": PONDER_S * 1000,
+    code = PONDER % {"record": record, "stone_ms": STONE_MS, "think_ms": PONDER_S * 1000,
                      "driver": driver}
     out = _tap(work, flash, code, ["--no-control", "--taps", "0", "--settle-ms", "0",
                                    "--gap-ms", "0", "--hold-ms", "0", "--after-ms", "16000"])
@@ -359,9 +362,9 @@ def press_pin(pit):
     return load("pico_buttons")["pit_pins"][PIT_NAMES.index(pit)]
 
 
-def measure_think(work, flash, settle_ms, driver="", pit=PRESS_PIT):
+def measure_think(work, flash, settle_ms, driver="", pit=PRESS_PIT, record=RECORD):
     """(no presses, with presses, tap.mjs's report) for the firmware on `flash`."""
-    out = _tap(work, flash, THINK % {"record": RECORD, "driver": driver, "arm": ARM_PIN},
+    out = _tap(work, flash, THINK % {"record": record, "driver": driver, "arm": ARM_PIN},
                ["--arm-pin", str(ARM_PIN),
                 "--seq", ",".join([str(press_pin(pit))] * PRESSES), "--settle-ms", str(settle_ms),
                 "--gap-ms", str(PRESS_GAP_MS), "--hold-ms", str(PRESS_HOLD_MS),
@@ -375,11 +378,11 @@ def measure_think(work, flash, settle_ms, driver="", pit=PRESS_PIT):
     return rows[0], rows[1], lat, rel, starts, out
 
 
-def report(results, out=sys.stdout, pit=PRESS_PIT):
+def report(results, out=sys.stdout, pit=PRESS_PIT, record=RECORD):
     names = list(results)
-    out.write("A Master think on the RP2040 model (kalah midgame %r, North = Master; "
+    out.write("A Master think on the RP2040 model (%r, North = Master; "
               "presses: %s x%d, %d ms held, %d ms apart, from %d ms into the think)\n"
-              % (RECORD, pit, PRESSES, PRESS_HOLD_MS, PRESS_GAP_MS, PRESS_AT_MS))
+              % (record, pit, PRESSES, PRESS_HOLD_MS, PRESS_GAP_MS, PRESS_AT_MS))
     head = "%-44s" % "" + "".join("%22s" % n for n in names)
     out.write(head + "\n")
 
@@ -437,6 +440,10 @@ def main(argv=None):
                    help="run the pressed think this many times, the presses PHASE_MS later "
                         "each time, and give the mean and range (where in the think's frames "
                         "and slices a press falls moves its cost)")
+    p.add_argument("--record", default=RECORD,
+                   help="the game the board boots into, North (Master) to move: a record "
+                        "or a position, docs/RULES.en.md \"Notation\" (default the kalah "
+                        "midgame %(default)r)")
     a = p.parse_args(argv)
     fws = [x.split("=", 1) for x in a.firmware] or [["this tree", os.path.join(ROOT, "firmware")]]
     try:
@@ -453,19 +460,21 @@ def main(argv=None):
             flash = flash_with(work, tmp, d, src)
             sys.stderr.write("chip think: %s: the think, twice (host minutes)\n" % name)
             # (the presses: counted from the think's start, which the script signals on ARM_PIN)
-            quiet, pressed, lat, rel, starts, text = measure_think(work, flash, a.settle, driver, a.press)
+            quiet, pressed, lat, rel, starts, text = measure_think(work, flash, a.settle, driver, a.press,
+                                                                  a.record)
             results[name] = {"quiet": quiet, "pressed": pressed, "lat": lat, "rel": rel,
                              "starts": starts, "phases": [(quiet, pressed)]}
             for k in range(1, a.phases):
                 sys.stderr.write("chip think: %s: presses %d ms later\n" % (name, k * PHASE_MS))
-                q, pr = measure_think(work, flash, a.settle + k * PHASE_MS, driver, a.press)[:2]
+                q, pr = measure_think(work, flash, a.settle + k * PHASE_MS, driver, a.press,
+                                      a.record)[:2]
                 results[name]["phases"].append((q, pr))
             with open(os.path.join(tmp, d, "think.out"), "w") as f:
                 f.write(text)
             if a.ponder:
                 sys.stderr.write("chip think: %s: pondering\n" % name)
-                results[name]["ponder"] = measure_ponder(work, flash, driver)
-        report(results, pit=a.press)
+                results[name]["ponder"] = measure_ponder(work, flash, driver, a.record)
+        report(results, pit=a.press, record=a.record)
         if a.json:
             with open(a.json, "w") as f:
                 json.dump(results, f, indent=1)
