@@ -243,12 +243,13 @@ def power_cuts_in_a_whole_game(fs_kw, stride, second_every, second_ops, around=4
                                    FS_KINDS[1]], ids=["littlefs", "noreplace-eager"])
 def test_power_cuts_once_and_twice_in_a_whole_game_lose_nothing(fs_kw):
     """Sampled (make test): each step of each kind of save once (an operation told
-    apart by the one each side of it) and every 40th operation, a second cut at
-    every 16th of the first 48 operations played on from every fourth boot; every
+    apart by the one each side of it) and every 120th operation, a second cut at
+    every 16th of the first 48 operations played on from every eighth boot (and
+    from the first two boots that found only game.json.tmp); every
     operation is test-long's (below) and the storage-level test's
     (tests/test_storage_cuts.py)."""
     TMP_ONLY_BOOTS[0] = 0
-    tried, total = power_cuts_in_a_whole_game(fs_kw, 40, 4, range(0, 48, 16), around=1)
+    tried, total = power_cuts_in_a_whole_game(fs_kw, 120, 8, range(0, 48, 16), around=1)
     print("cut points tried: %d of %d operations" % (tried, total))
     assert tried > 15
     assert TMP_ONLY_BOOTS[0] >= 1 or fs_kw["replace"], "no boot on a tmp-only game.json was cut again"

@@ -69,10 +69,15 @@ def reference_game(fs, seed):
 PROFILE = "pico_cheap"
 
 
-@pytest.mark.parametrize("half", [0, 1])
-def test_power_cut_at_each_kind_of_write_of_a_game(half):
-    """A cut at every 7th operation of a whole game, and at least once at each step
-    of each kind of save (sampled_cuts); the two halves run in parallel."""
+# make test: every 21st operation and each step of each kind of save; make
+# test-long: every operation (the storage-level cuts are tests/test_storage_cuts.py)
+@pytest.mark.parametrize("stride, half", [(21, 0), (21, 1),
+                                          pytest.param(1, 0, marks=pytest.mark.long),
+                                          pytest.param(1, 1, marks=pytest.mark.long)],
+                         ids=["sample-0", "sample-1", "every-0", "every-1"])
+def test_power_cut_at_each_kind_of_write_of_a_game(stride, half):
+    """A cut at every `stride`-th operation of a whole game, and at least once at
+    each step of each kind of save (sampled_cuts); the two halves run in parallel."""
     setup = MemFs()
     S.Storage(setup).save("settings.json", {"variant": "kalah3", "opponent": 0, "starter": 0,
                                             "coaching": 0, "hints": 3, "brightness": 1,
@@ -90,7 +95,7 @@ def test_power_cut_at_each_kind_of_write_of_a_game(half):
         contexts += [(name, k - first) for k in range(first, ops)]
         first = ops
     contexts += [("after", 0)] * (total - len(contexts))
-    cuts = sampled_cuts(contexts, 7)
+    cuts = sampled_cuts(contexts, stride)
     assert len({contexts[k] for k in cuts}) == len(set(contexts)) > 8
     for k in cuts[half::2]:
         fs = MemFs()

@@ -248,13 +248,13 @@ def test_app_confirmed_then_crashing_resets_then_falls_back(board, tmp_path):
 
 
 def test_update_over_an_unconfirmed_version_keeps_the_last_good_one(board, tmp_path):
-    from mpremote.transport_serial import SerialTransport
+    from host_tools.link.board_transport import serial_transport
 
     with quiet() as out:
         deploy.deploy(board.port, trial_seconds=TRIAL, src=make_app(tmp_path / "1", "1.0"), out=out)
         deploy.deploy(board.port, trial_seconds=TRIAL, src=make_app(tmp_path / "2", "2.0"), out=out)
         # the board was unplugged before 2.0 confirmed its start
-        t = SerialTransport(board.port, timeout=10)
+        t = serial_transport(board.port, timeout=10)
         t.enter_raw_repl(soft_reset=False)
         t.exec("f=open('/slots/state.json','w')\nf.write('{\"active\": \"b\", \"previous\": \"a\", \"trial\": true, \"boots\": 1}')\nf.close()")
         t.exit_raw_repl()

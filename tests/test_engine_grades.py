@@ -5,6 +5,7 @@ excellent or good, and most moves get their loss class."""
 import os
 import random
 
+import pytest
 from test_engine import exact
 
 from host_tools.references.exact import KalahSolver, loss_class, measure_grades, read_set
@@ -44,10 +45,17 @@ def test_recorded_losses_are_exact():
         assert solver.losses(pos) == losses
 
 
-def test_coach_never_calls_a_big_loss_good():
-    cases = read_set(DATA)[::3]
+# make test: every sixth position of the set; make test-long: every third.  (Not
+# all 291: at the bytecode coach's 6,000 nodes one long endgame of the set is
+# graded good and loses 6, the horizon docs/ENGINE.md "What is left" names; the
+# chips' 48,000 and the endgame table grade it right, and the set's measure at
+# those budgets is docs/ENGINE.md's "The coach's grades at the new budget".)
+@pytest.mark.parametrize("every", [6, pytest.param(3, marks=pytest.mark.long)])
+def test_coach_never_calls_a_big_loss_good(every):
+    cases = read_set(DATA)[::every]
     eng = Engine(get_rules("kalah"))
     n, right, missed, big = measure_grades(cases, lambda p, k: eng.grade(p, k, GRADE_NODES))
-    assert n > 250 and big >= 30
+    print("%d moves, %d right, %d losing 5+, %d of them graded good or better" % (n, right, big, missed))
+    assert n > 900 // every and big >= 100 // every
     assert missed == 0, (missed, big)
     assert right >= 0.85 * n, right / n  # the right loss class

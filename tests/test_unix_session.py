@@ -52,10 +52,12 @@ def test_a_four_game_session_fits_the_board(name):
 # esp32, the tightest heap, in make test; the Pico's in make test-long
 @pytest.mark.parametrize("name", ["esp32", pytest.param("pico_buttons", marks=pytest.mark.long)])
 def test_the_largest_table_profile_check_accepts_is_the_largest_that_fits(name):
-    mcu = profiles.load(name)["mcu"]
-    most = TT_BITS_MAX[mcu]
-    ok, r, _ = session.run_session(name, games=2, overrides={"tt_bits": most})
-    assert ok, r
+    p = profiles.load(name)
+    most = TT_BITS_MAX[p["mcu"]]
+    if p["tt_bits"] != most:  # (esp32's own table is its largest: the four-game
+        # session above fits with it, under the same cap)
+        ok, r, _ = session.run_session(name, games=2, overrides={"tt_bits": most})
+        assert ok, r
     ok, r, _ = session.run_session(name, games=2, overrides={"tt_bits": most + 1},
                                    unchecked=True)
     assert not ok and "MemoryError" in r, r

@@ -149,9 +149,9 @@ def full_flash_board(board, change):
 
 def running_app(port):
     """Interrupt the running app and ask the board what it runs: (word, slot path)."""
-    from mpremote.transport_serial import SerialTransport
+    from host_tools.link.board_transport import serial_transport
 
-    t = SerialTransport(port, timeout=10)
+    t = serial_transport(port, timeout=10)
     try:
         t.enter_raw_repl(soft_reset=False)  # (Ctrl-C: the app stops where it sleeps)
         out = t.exec("import sys\nu = sys.modules.get('mancala.util')\n"

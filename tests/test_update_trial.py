@@ -50,9 +50,9 @@ def mpremote(port, *args):
 
 
 def write_state(port, text):
-    from mpremote.transport_serial import SerialTransport
+    from host_tools.link.board_transport import serial_transport
 
-    t = SerialTransport(port, timeout=10)
+    t = serial_transport(port, timeout=10)
     try:
         t.enter_raw_repl(soft_reset=False)
         t.exec("f=open('/slots/state.json','w')\nf.write(%r)\nf.close()" % text)

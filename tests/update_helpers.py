@@ -40,9 +40,9 @@ def board_fixture(tmp_path):
 
 def read_board_files(port, paths):
     """Read files back through the board's REPL (not from the host folder)."""
-    from mpremote.transport_serial import SerialTransport
+    from host_tools.link.board_transport import serial_transport
 
-    t = SerialTransport(port, timeout=10)
+    t = serial_transport(port, timeout=10)
     try:
         t.enter_raw_repl(soft_reset=False)
         out = {}

@@ -167,19 +167,65 @@ def find_port(port=None):
 
 
 
+def serial_transport(port, **kw):
+    """mpremote's SerialTransport, waiting for the board's bytes with select().
+
+    mpremote's read_until sleeps 10 ms each time no byte is waiting: every REPL
+    round trip (a command, its "OK", its output, its end) then ends up to 10 ms
+    after the board answered, and a deploy is hundreds of round trips.  Here the
+    wait ends when a byte arrives (at most 10 ms, as before, so every timeout
+    keeps its meaning), and bytes are still taken one at a time: nothing past
+    `ending` is consumed.  Where select() cannot wait on the port (Windows), it
+    is mpremote's own."""
+    import select
+
+    from mpremote import transport_serial
+
+    class Transport(transport_serial.SerialTransport):
+        def read_until(self, min_num_bytes, ending, timeout=10, data_consumer=None,
+                       timeout_overall=None):
+            try:
+                fd = self.serial.fileno()
+            except Exception:  # (no file descriptor: Windows, a URL handler)
+                fd = None
+            if fd is None:
+                return super().read_until(min_num_bytes, ending, timeout, data_consumer,
+                                          timeout_overall)
+            data = b""
+            begin_overall = begin_char = time.monotonic()
+            while not data.endswith(ending):
+                new = self.serial.read(1) if self.serial.in_waiting else None
+                if new:
+                    if data_consumer:
+                        data_consumer(new)
+                        data = new
+                    else:
+                        data += new
+                    begin_char = time.monotonic()
+                    continue
+                now = time.monotonic()
+                if timeout is not None and now >= begin_char + timeout:
+                    break
+                if timeout_overall is not None and now >= begin_overall + timeout_overall:
+                    break
+                select.select([fd], [], [], 0.01)
+            return data
+
+    return Transport(port, **kw)
+
+
 class Board:
     """A board on a serial port, through mpremote's SerialTransport."""
 
     def __init__(self, port, timeout=10):
         import serial
         from mpremote.transport import TransportError
-        from mpremote.transport_serial import SerialTransport
 
         self.port = port
         if port.startswith("/") and not os.path.exists(port):  # (COM3 on Windows is no path)
             raise DeployError("no board found at %s: is it plugged in?" % port)
         try:
-            self.t = SerialTransport(port, baudrate=115200, timeout=timeout)
+            self.t = serial_transport(port, baudrate=115200, timeout=timeout)
         except TransportError:
             # mpremote only says "failed to access": find out why.
             why = "it cannot be opened"
@@ -217,8 +263,6 @@ class Board:
     def raw(self, soft_reset=True, patience=15.0):
         """Into the raw REPL.  A board that resets by itself meanwhile (its USB
         port drops and comes back) is reconnected for up to `patience` s."""
-        from mpremote.transport_serial import SerialTransport
-
         t0 = time.monotonic()
         while True:
             try:
@@ -236,7 +280,7 @@ class Board:
             while time.monotonic() - t0 <= patience:
                 time.sleep(0.2)
                 try:
-                    self.t = SerialTransport(self.port, baudrate=115200, timeout=10)
+                    self.t = serial_transport(self.port, baudrate=115200, timeout=10)
                     break
                 except Exception:
                     continue

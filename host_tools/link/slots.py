@@ -189,14 +189,14 @@ def reset_and_watch(board, timeout, rep=None, reset=True, quiet_seconds=None, se
 
 def _read_back(board, port, attempts=3):
     """Interrupt the app, read the slot state, restart the app (soft reset, friendly REPL)."""
-    from mpremote.transport_serial import SerialTransport
+    from host_tools.link.board_transport import serial_transport
 
     why = None
     for _attempt in range(attempts):
         t = None
         for _ in range(20):
             try:
-                t = SerialTransport(port, baudrate=115200, timeout=3)
+                t = serial_transport(port, baudrate=115200, timeout=3)
                 break
             except Exception as e:
                 why = e
