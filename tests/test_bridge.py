@@ -4,12 +4,14 @@
 import os
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
 import serial
 
 from host_tools.link import bridge
+from host_tools.link.board_clock import EmulatedClock
 
 pytestmark = pytest.mark.skipif(not bridge.available(), reason="MicroPython VM not installed (make setup)")
 
@@ -250,3 +252,38 @@ def test_writes_past_the_flash_size_raise_enospc(tmp_path):
                 b" print('errno', e.errno, i)\nf.close()\x04")
         out = read_until(s, b"\x04\x04>")
         assert b"errno 28 16" in out or b"errno 28 15" in out, out
+
+
+def test_an_idle_watcher_is_woken_by_output_it_has_not_read(board):
+    """A watcher idles on the board's clock until a window's end; output that reaches
+    the port while it idles wakes it, however it got there (after a reset the port is
+    a new one, and the bytes wait unread there). Left asleep, it would wait out its
+    window on the wall clock: unread bytes stop the bridge's clock jumps."""
+    idler, other = EmulatedClock(board.clock_path), EmulatedClock(board.clock_path)
+    try:
+        with serial.Serial(board.port, 115200, timeout=0.2) as s:
+            while s.read(4096):  # what the board said at its start: read, as a watcher would
+                pass
+        assert not board._in_flight()
+        other.now()  # a second watcher, busy: no clock jump can end the idle
+        t0 = board.now()
+        woke = []
+
+        def idle():
+            idler.idle_until(t0 + 30)
+            woke.append(time.monotonic())
+
+        th = threading.Thread(target=idle, daemon=True)
+        th.start()
+        deadline = time.monotonic() + 5
+        while not any(st[1] is not None for st in board._watchers.values()):
+            assert time.monotonic() < deadline, "the watcher's IDLE never arrived"
+            time.sleep(0.01)
+        sent = time.monotonic()
+        os.write(board._master, b"late output\r\n")  # on the port, and no one told
+        th.join(10)
+        assert woke and woke[0] - sent < 2, "the idle watcher slept on with output waiting"
+        assert idler.last_now < t0 + 30  # woken by the output, not by its window's end
+    finally:
+        idler.close()
+        other.close()

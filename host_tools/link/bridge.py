@@ -342,6 +342,11 @@ class Bridge:
                     if st[1] is not None and now >= st[1]:
                         st[1] = None
                         self._watcher_say(sock, "NOW")
+                if any(st[1] is not None for st in self._watchers.values()) and self._in_flight():
+                    # an idle watcher with output waiting for it: it is not reading this
+                    # port (it opened the one a reset replaced a moment ago); wake it, or
+                    # it sleeps out its window while the unread bytes stop the clock's jumps
+                    self._watchers_wake()
             if why is not None:
                 with self._lock:
                     if self._stop or not self._hard_reset(why):
