@@ -612,6 +612,7 @@ _QW = const(2)
 _QEW = const(3)
 _QXW = const(4)
 _QOWARE = const(5)
+_QKALAH = const(6)
 
 
 @micropython.viper
@@ -680,7 +681,38 @@ def quiesce(pos, alpha: int, beta: int, qp: int, move, qkids, qs, path) -> int:
         st[_QLEFT] = st[_QLEFT] - 1
         for i in range(16):
             cp[i] = p[i]
-        fl = int(move(c, pit))
+        fl = 0
+        if st[_QKALAH]:
+            # move_kalah written out, as in run()
+            cp[own0 + pit] = 0
+            pb = (side * 6 + pit) * STRIDE
+            for i in range(cn):
+                y = pa[pb + i]
+                cp[y] = cp[y] + 1
+            rb = own0
+            if last == own:
+                fl = _EXTRA
+            else:
+                if own0 <= last < own and cp[last] == 1 and cp[12 - last]:
+                    cp[own] = cp[own] + cp[12 - last] + 1
+                    cp[12 - last] = 0
+                    cp[last] = 0
+                    fl = (_CAPTURED << last) | (_CAPTURED << (12 - last))
+                cp[14] = side ^ 1
+                rb = opp0
+            m = 0
+            for i in range(6):
+                if cp[rb + i]:
+                    m |= 1 << i
+            ro = 7 - rb
+            if m == 0 or (cp[ro] | cp[ro + 1] | cp[ro + 2] | cp[ro + 3] | cp[ro + 4]
+                          | cp[ro + 5]) == 0:
+                _collect_rows(cp)
+                m = 0
+                fl |= _OVER | _SWEPT
+            cp[15] = m
+        else:
+            fl = int(move(c, pit))
         x = 0
         if fl & _OVER:
             x = cp[6] - cp[13]
@@ -834,6 +866,7 @@ def run(eng, end: int) -> int:
         qst[_QEW] = int(eng.qew)
         qst[_QXW] = xw
         qst[_QOWARE] = 1 if vcode == 2 else 0
+        qst[_QKALAH] = 1 if vcode == 0 else 0
     half = int(eng.half)
     limit = int(eng.limit)
     tseeds = int(eng._use_table)
@@ -1032,7 +1065,42 @@ def run(eng, end: int) -> int:
             cp = ptr8(c)
             for j in range(16):
                 cp[j] = pp[j]
-            fl = int(move(c, pit))
+            if vcode == 0:
+                # move_kalah written out (a call and two buffer lookups less a node)
+                sd = cp[14]
+                o0 = sd * 7
+                cn = cp[o0 + pit]
+                cp[o0 + pit] = 0
+                pb = (sd * 6 + pit) * STRIDE
+                for j in range(cn):
+                    x = path[pb + j]
+                    cp[x] = cp[x] + 1
+                last = path[pb + cn - 1]
+                fl = 0
+                rb = o0
+                if last == o0 + 6:
+                    fl = _EXTRA
+                else:
+                    if o0 <= last < o0 + 6 and cp[last] == 1 and cp[12 - last]:
+                        cp[o0 + 6] = cp[o0 + 6] + cp[12 - last] + 1
+                        cp[12 - last] = 0
+                        cp[last] = 0
+                        fl = (_CAPTURED << last) | (_CAPTURED << (12 - last))
+                    cp[14] = sd ^ 1
+                    rb = 7 - o0
+                m = 0
+                for j in range(6):
+                    if cp[rb + j]:
+                        m |= 1 << j
+                ro = 7 - rb
+                if m == 0 or (cp[ro] | cp[ro + 1] | cp[ro + 2] | cp[ro + 3] | cp[ro + 4]
+                              | cp[ro + 5]) == 0:
+                    _collect_rows(cp)
+                    m = 0
+                    fl |= _OVER | _SWEPT
+                cp[15] = m
+            else:
+                fl = int(move(c, pit))
             nodes += 1
             side = pp[14]
             q = p + 1
@@ -1078,7 +1146,56 @@ def run(eng, end: int) -> int:
                     if ql > _QNODES:
                         ql = _QNODES
                     qst[_QLEFT] = ql
-                    if cp[14] == side:
+                    # the leaf's stand-pat value, as quiesce() begins: where it cuts
+                    # (or no node is left) the call and its eight arguments are saved
+                    sv = (cp[6] - cp[13]) * _SCALE
+                    if w:
+                        sv += (cp[0] + cp[1] + cp[2] + cp[3] + cp[4] + cp[5] - cp[7] - cp[8]
+                               - cp[9] - cp[10] - cp[11] - cp[12]) * w
+                    qew = qst[_QEW]
+                    if xw:
+                        sv = 0x7FFF  # (the export term: quiesce() values it)
+                    elif qew:
+                        e = 0
+                        for j in range(6):
+                            if cp[j] == 0:
+                                e += 1
+                            if cp[7 + j] == 0:
+                                e -= 1
+                        sv -= e * qew
+                    cs = cp[14]
+                    if cs:
+                        sv = 0 - sv
+                    sb = b  # the leaf's beta, from its side to move
+                    if cs != side:
+                        sb = 0 - a
+                    done = 0
+                    if xw == 0:
+                        done = 1
+                        if sv < sb and ql > 0:
+                            # ... and a leaf without a capture or an extra turn to
+                            # play is its stand-pat value too
+                            co0 = cs * 7
+                            cm = cp[15]
+                            for j in range(6):
+                                if ((cm >> j) & 1) == 0:
+                                    continue
+                                cn = cp[co0 + j]
+                                last = path[(cs * 6 + j) * STRIDE + cn - 1]
+                                if vcode == 2:
+                                    if cn <= 11 and 7 - co0 <= last < 13 - co0 and \
+                                            0 < cp[last] < 3:
+                                        done = 0
+                                        break
+                                elif last == co0 + 6 or (cn <= 12 and co0 <= last < co0 + 6
+                                                         and cp[last] == 0 and cp[12 - last]):
+                                    done = 0
+                                    break
+                    if done:
+                        v = sv
+                        if cs != side:
+                            v = 0 - sv
+                    elif cs == side:
                         v = int(quiesce(c, a, b, 0, move, qkids, qs, path))
                     else:
                         v = 0 - int(quiesce(c, 0 - b, 0 - a, 0, move, qkids, qs, path))

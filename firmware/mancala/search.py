@@ -238,7 +238,7 @@ class Search:
         self._wlevel = 0
         if self.kernel:
             self._kpaths = _native.flat_paths(rules)
-            self._qstate = array("i", bytes(4 * 6))  # the quiescence's ints (native.quiesce)
+            self._qstate = array("i", bytes(4 * 7))  # the quiescence's ints (native.quiesce)
             self._kfrontier = 0 if self.frontier is None else 1
             self._loop = _native.run  # type: ignore[union-attr]
         else:  # the bytecode reference: loaded only where it runs (its code is on the heap)
