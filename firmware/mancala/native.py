@@ -683,7 +683,8 @@ def quiesce(pos, alpha: int, beta: int, qp: int, move, qkids, qs, path) -> int:
             cp[i] = p[i]
         fl = 0
         if st[_QKALAH]:
-            # move_kalah written out, as in run()
+            # move_kalah written out, as in run() (viper cannot inline a call; keep
+            # the three in step: tests/test_native.py's parity runs through each)
             cp[own0 + pit] = 0
             pb = (side * 6 + pit) * STRIDE
             for i in range(cn):
@@ -1066,7 +1067,9 @@ def run(eng, end: int) -> int:
             for j in range(16):
                 cp[j] = pp[j]
             if vcode == 0:
-                # move_kalah written out (a call and two buffer lookups less a node)
+                # move_kalah written out (a call and two buffer lookups less a node:
+                # viper cannot inline; quiesce() has the same copy, and
+                # tests/test_native.py's parity goes through both)
                 sd = cp[14]
                 o0 = sd * 7
                 cn = cp[o0 + pit]
