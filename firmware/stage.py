@@ -240,6 +240,14 @@ def _uint(v, default):
     return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else default
 
 
+def _collect():
+    try:
+        import gc
+        gc.collect()
+    except ImportError:
+        pass
+
+
 def _machine():
     try:
         import machine
@@ -428,6 +436,12 @@ def main():
             print("main: healthy (%s, slot %s)" % (version, slot))
         _promote()
 
+    # What the stage read (the manifest's ~60 entries, the state, the hash check's
+    # buffers: ~10 KB in scattered blocks) goes before the app is imported: held by
+    # this frame for the app's whole run, it cut the heap into pieces none of which
+    # took the engine's 16 KB table (docs/BOARD.md, "Memory through the boot path").
+    manifest = st = None
+    _collect()
     t0 = time.ticks_ms()
     try:
         from mancala import app

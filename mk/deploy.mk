@@ -48,3 +48,10 @@ emulated-board: setup
 
 test-deploy: setup
 	$(VENV)/bin/pytest -q -n $(JOBS) tests/test_deploy.py tests/test_deploy_tools.py tests/test_bridge.py tests/test_update_*.py tests/test_boot_*.py
+
+# One UF2 for a new Pico: MicroPython and the board's filesystem (docs/UPDATING.md,
+# "A first install in one file").  make image MICROPYTHON=RPI_PICO-v1.27.0.uf2 [PROFILE=...] [OUT=...]
+.PHONY: image
+image: setup-play
+	@test -n "$(MICROPYTHON)" || { echo "error: give MicroPython's UF2: make image MICROPYTHON=RPI_PICO-20251209-v1.27.0.uf2"; exit 2; }
+	$(PY) -m host_tools.link.flash_image --micropython $(MICROPYTHON) $(if $(PROFILE),--profile $(PROFILE)) $(if $(OUT),--out $(OUT))

@@ -345,13 +345,71 @@ def test_reader_in_micropython(tmp_path):
     assert "CRC" in out and out.strip().endswith("B True")
 
 
-@pytest.mark.parametrize("platform", ["rp2", "rp2350", "esp32"])
-def test_board_plans_fit_the_flash(platform):
-    from host_tools.generators.tablebase import BOARD_SEEDS, board_plan
+# The player's data at its most (host_tools/generators/tablebase.py DATA_KIB): 51
+# finished games of one block each (a game past littlefs' inline limit; the 51st
+# is written before the oldest goes), the game, the puzzle progress, the settings.
+PLAYER_DATA = dict({"/data/games/g%05d.txt" % n: b"g" * 600 for n in range(1, 52)}, **{
+    "/data/game.json": b"j" * 2000, "/data/puzzle.json": b"p" * 700,
+    "/data/settings.json": b"s" * 300, "/data/board.txt": b"pico_buttons\n"})
 
-    plan, left = board_plan(platform)
-    assert plan == BOARD_SEEDS[platform] and left >= 0
+
+@pytest.mark.parametrize("platform", ["rp2", "rp2350", "esp32"])
+def test_board_plans_fit_the_flash(platform, tmp_path):
+    """Each board's plan leaves what it says once the firmware (both slots, as
+    measured for the chip), the player's data, the margin and the tables are
+    counted; and a littlefs image of it all (two slots as two deploys lay them,
+    the plan's tables and books, the data) holds it with at least the margin and
+    what is left free: the plan does not count too little."""
+    pytest.importorskip("littlefs")
+    from host_tools.generators import tablebase
+    from host_tools.link import deploy_plan, flash_image
+
+    firmware = tablebase.firmware_kib(platform)
+    plan, left = tablebase.board_plan(platform, firmware)
+    assert plan == tablebase.BOARD_SEEDS[platform]
+    assert left >= 0, ("%s: the plan %s overcommits the flash by %d KiB (the firmware "
+                       "takes %d KiB): shrink BOARD_SEEDS" % (platform, plan, -left, firmware))
     assert plan["kalah"] >= 9
+    # the plan's tables: the built one where `make tablebase` made it, else a file
+    # of its exact size (littlefs stores the bytes as they are: the size is what counts)
+    for variant, seeds in plan.items():
+        path = tablebase.built_path(variant, seeds, str(tmp_path))
+        built_one = os.path.abspath(tablebase.built_path(variant, seeds))
+        if os.path.isfile(built_one):
+            os.symlink(built_one, path)
+        else:
+            with open(path, "wb") as f:
+                f.write(bytes(tablebase.table_bytes_size(seeds)))
+    src = deploy_plan.DEFAULT_SRC
+    files, _version = flash_image.board_files(src, tablebase.CHIP_MPY[platform], tables_dir=str(tmp_path),
+                                              tables_for=platform, over=src)
+    assert sorted(p for p in files if p.endswith(".tb")) == sorted("/tables/%s.tb" % v for v in plan)
+    assert "/tables/kalah.book" in files
+    size = tablebase.FS_KIB[platform] * 1024
+    flash_image.littlefs_image(files, size)  # (no LFS_ERR_NOSPC)
+    used = flash_image.used_kib(dict(files, **PLAYER_DATA), size)
+    assert tablebase.FS_KIB[platform] - used >= tablebase.MARGIN_KIB + left, (used, left)
+
+
+def test_the_plan_command_says_each_boards_flash(capsys):
+    pytest.importorskip("littlefs")
+    from host_tools.generators.tablebase import MARGIN_KIB, board_plan
+
+    assert main(["plan"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [ln.split(":")[0] for ln in lines] == ["rp2", "rp2350", "esp32"]
+    _plan, left = board_plan("rp2")
+    assert "margin %d KiB" % MARGIN_KIB in lines[0] and lines[0].endswith("left %d KiB" % left)
+
+
+def test_a_table_takes_whole_blocks_and_its_skip_list():
+    """lfs_blocks counts what littlefs gives a table file: 10 seeds take one block
+    more than their bytes' 158 (the CTZ skip-list's pointers)."""
+    from host_tools.generators.tablebase import lfs_blocks, table_bytes_size
+
+    assert [lfs_blocks(table_bytes_size(n)) for n in (7, 8, 9, 10)] == [13, 31, 72, 159]
+    assert -(-table_bytes_size(10) // 4096) == 158
+    assert lfs_blocks(1) == lfs_blocks(4096) == 1 and lfs_blocks(4097) == 2
 
 
 def test_recorded_hash_matches_a_fresh_build():
@@ -499,13 +557,14 @@ def test_simulator_flash_gets_the_boards_tables(tmp_path):
     built_dir = tmp_path / "built"
     built_dir.mkdir()
     # a stand-in for `make tablebase`: one of the Pico's tables, small
-    v = "ranok"
+    v = "mangala"
     write_table(built_path(v, BOARD_SEEDS["rp2"][v], str(built_dir)), v, 2)
     state = tmp_path / "state"
-    assert install_into(str(state), "rp2", str(built_dir)) == ["ranok"]
-    copied = state / "tables" / "ranok.tb"
-    assert open_table(str(copied), "ranok") is not None
-    assert install_into(str(state), "esp32", str(built_dir)) == []  # esp32 carries ranok 9
+    assert install_into(str(state), "rp2", str(built_dir)) == ["mangala"]
+    copied = state / "tables" / "mangala.tb"
+    assert open_table(str(copied), "mangala") is not None
+    assert BOARD_SEEDS["esp32"][v] != BOARD_SEEDS["rp2"][v]
+    assert install_into(str(state), "esp32", str(built_dir)) == []  # another size of table
 
 
 def test_pc_tools_use_a_larger_table(tmp_path, capsys):

@@ -18,6 +18,7 @@ Gestures (docs/PLAYER_GUIDE.md):
   at power-on: both stores held = sensor test, the South store held = LED test
 """
 
+import gc
 import sys
 
 import mancala.game  # noqa: F401 - first: game.py takes the room for the session's buffers
@@ -198,6 +199,9 @@ class App:
         self.t_count = 0
         self.menu_game = False
         self.error_lines = []
+        self.short = []  # what the board started without for lack of memory (menu.short)
+        self.heap_watch = False  # /data/heap_watch on the flash: the heap said at each
+        # think and game end (docs/BOARD.md, "Memory through the boot path")
         self.on_frame = None  # callback after each frame (simulator, tests)
         from mancala.modes.start import start  # the boot's code (dropped once it is over)
 
@@ -250,6 +254,13 @@ class App:
                                            "hints": m["hints"]}))
         if ok and self.game.over:
             self.archive(rec)
+            if self.heap_watch:
+                self.say_heap("game %d over" % m["number"])
+
+    def say_heap(self, when):
+        from mancala.heap import line
+
+        self.log("heap: %s: %s" % (when, line()))
 
     def archive(self, rec):
         """Keep a finished game in /data/games under its number, once; never over
@@ -332,6 +343,8 @@ class App:
                               deadline_ms=self.MASTER_MS, clock=self.clock.now)
         else:
             self.engine.start(self.game.pos, level=li, clock=self.clock.now)
+        if self.heap_watch:
+            self.say_heap("think")
 
     # -- the loop ----------------------------------------------------------------
 
@@ -362,7 +375,11 @@ class App:
             if self.strict:
                 raise
             self.log_exc(e)
-            self.recover()
+            try:
+                self.recover()
+            except MemoryError:  # (recover's own module found no room: the next turn
+                gc.collect()  # tries again; the game in memory is as it was)
+                self.log("memory: no room to recover this turn: trying again")
         self.in_loop = False
 
     def log_exc(self, e):
@@ -786,6 +803,20 @@ def build(*args, **kw):
     return build(App, *args, **kw)
 
 
+def say_start(app):
+    """The console's start line: the engine that runs (native for its CPU, or the
+    bytecode and why), what the board started without for lack of memory, the heap."""
+    from mancala.heap import line
+
+    e = app.engine
+    text = "start: %s; engine %s" % (app.profile.get("name", "?"), e.describe()
+                                     if hasattr(e, "describe") else "none")
+    if app.short:
+        text += "; started with less memory: " + "; ".join(app.short)
+    heap = line()
+    app.log(text + ("; " + heap if heap else ""))
+
+
 def main(profile=None, machine=None, neopixel=None, clock=None, fs=None, engine_cls=None,
          log=print, seed=None, run=True, strict=False, fault=None):
     """Device entry (firmware/main.py calls main(), or main(fault=why) for its safe
@@ -800,12 +831,32 @@ def main(profile=None, machine=None, neopixel=None, clock=None, fs=None, engine_
         from mancala.hw.clock import Clock
 
         clock = Clock()
-    try:
-        prof = _pick(profile)
-    except Exception as e:  # noqa: BLE001
-        prof = {"error": str(e)}
-    board = build(prof, machine, neopixel, clock, fs, engine_cls, log, seed, strict, fault)
+    notes = []  # type: list
+    while True:
+        try:
+            try:
+                prof = _pick(profile)
+            except MemoryError:
+                raise
+            except Exception as e:  # noqa: BLE001
+                prof = {"error": str(e)}
+            board = build(prof, machine, neopixel, clock, fs, engine_cls, log, seed, strict,
+                          fault, notes)
+            break
+        except MemoryError as e:
+            # A heap smaller than the firmware wants (an ESP32 without PSRAM): the room
+            # game.py holds for the session's buffers kept back what the start itself
+            # needed.  Start once more without it (the buffers then go where they fit,
+            # smaller if they must) rather than leave the board down.
+            if notes:
+                raise
+            board = prof = None
+            mancala.game.release_room()
+            log("memory: the start ran out of room (%r)" % (e,))
+            notes.append("memory: started again without the room for its buffers")
     M.forget("start")  # the board is built: the code that built it goes (on the board)
+    if isinstance(board, App):
+        say_start(board)
     if run:
         board.run()
     return board

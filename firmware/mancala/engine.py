@@ -18,7 +18,7 @@ docs/ENGINE.md has the algorithm and the matches that set the numbers.
 from mancala.evaluation import SCALE  # noqa: F401  (the PC tools' name for it)
 from mancala.grading import GRADE_LIMITS, GRADE_NODES, GRADES, Grading  # noqa: F401
 from mancala.probes import Probes
-from mancala.search import Rng, Search, native_available  # noqa: F401
+from mancala.search import Rng, Search, native_available, native_why  # noqa: F401
 
 # sys.implementation._mpy >> 10 -> mpy-cross's -march name (py/persistentcode.h's
 # MP_NATIVE_ARCH_*; host_tools/runners/mpycompile.py builds native code by it)
@@ -121,6 +121,16 @@ class Engine(Search, Grading, Probes):
         self.ponder_nodes = budgets[2] if budgets else 30000  # (the App's PONDER_NODES)
         self.master_cap = self.master_nodes or 30000  # (the App's MASTER_CAP)
         self.chunk_scale = KERNEL_CHUNK if self.kernel else 1
+
+    def describe(self):
+        """What the board's start line says of it: 'native armv6m' or 'bytecode (why)',
+        and its table's size."""
+        if self.kernel:
+            what = "native " + str(native_arch())
+        else:
+            what = "bytecode (%s)" % (native_why() or (
+                "its evaluation has no kernel" if self.native else "native code off"))
+        return "%s, table 2**%d" % (what, self.tt_bits)
 
     def release(self):
         """This engine is done: its table, keys and ply stacks go to the next Engine built (a board

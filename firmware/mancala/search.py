@@ -60,10 +60,27 @@ except ImportError:  # CPython
     def _ticks_ms():
         return int(_time.monotonic() * 1000) & 0x3FFFFFFF  # type: ignore[attr-defined]
 
-try:  # the machine-code kernels: only a port with a native emitter compiles them
+def _why_not_native(e):
+    import sys
+
+    if sys.implementation.name != "micropython":
+        return "the PC runs no machine code"
+    if isinstance(e, ImportError) and "mancala.native" in str(e):
+        return "no native.mpy for this CPU"  # deploy sends none to a CPU with no emitter
+    # a damaged or foreign .mpy, no room on the heap for its code (rp2 keeps it there),
+    # a port that rejects native code (the WebAssembly VM)
+    return "mancala.native failed to import: %s: %s" % (type(e).__name__, e)
+
+
+# The machine-code kernels: only a port with a native emitter compiles them.  Why a
+# board runs the bytecode instead is kept (native_why) and said at its start: a
+# board that silently plays the weaker engine is a board nobody can diagnose.
+_native_why = ""
+try:
     from mancala import native as _native
-except Exception:  # CPython (no micropython), the WebAssembly VM (rejects native code)
+except Exception as e:  # noqa: BLE001 - see _why_not_native
     _native = None
+    _native_why = _why_not_native(e)
 
 # (MicroPython folds a const() only in the module that defines it, and a private one
 # costs no room: the search's copies of evaluation's SCALE and INF)
@@ -122,6 +139,11 @@ def _ply_stacks():
 def native_available():
     """True where the machine-code kernels (mancala.native) run."""
     return _native is not None
+
+
+def native_why():
+    """Why the kernels do not run here ('' where they do)."""
+    return _native_why
 
 
 def native_module():

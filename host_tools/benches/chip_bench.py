@@ -3,12 +3,14 @@
 The model (`../shared/picobox/`, its README.md) runs the official MicroPython rp2
 firmware (v1.27.0, RPI_PICO) in a cycle-counting RP2040 emulator: its
 `time.ticks_us()` is the chip's own clock at 125 MHz, deterministic whatever the
-PC's load.  This tool sends the firmware as deploy builds it for that chip (.mpy of
-the chip's format, `host_tools/link/deploy_plan.build`) to the model's flash, runs the same
-workload as `mancala bench` (the positions of `analysis.sample_positions`, the
-levels' own node budgets) on the model and in the WebAssembly VM in the same
-invocation, and prints nodes per second per variant and level, the chip's heap, and
-the VM/chip ratio.
+PC's load.  This tool powers the model on from a flash laid out as `make deploy` lays
+it (host_tools/link/flash_image.py: the board's real start, which its start line
+reports: the engine, the heap), then runs the same workload as `mancala bench` (the
+positions of `analysis.sample_positions`, the levels' own node budgets) with the
+firmware of the slot the stage started, and the same in the WebAssembly VM in the same
+invocation; it prints nodes per second per variant and level, the chip's heap, the
+VM/chip ratio, and Master's 2 s think on the bytecode and the native engine side by
+side (engine.NATIVE_BUDGETS' ratio).
 
 A measuring tool: no test depends on it (a fresh clone has no model).  Every problem
 with the model (no folder, not the model, no node/npm, npm install failing, the
@@ -20,7 +22,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODEL_FILES = ("pico.mjs", "board.mjs", "firmware.uf2", "package.json")
@@ -134,45 +135,6 @@ def prepare_model(folder, work=WORK, out=sys.stderr):
     return work
 
 
-def _node(work, args, timeout):
-    p = subprocess.run(["node", os.path.join(work, "pico.mjs"), "--quiet"] + args, cwd=work,
-                       capture_output=True, text=True, timeout=timeout)
-    if p.returncode != 0 or "Traceback" in p.stdout:
-        text = (p.stdout + p.stderr).strip().splitlines()
-        raise ChipBenchError("the RP2040 model failed: %s" % (text[-1] if text else "exit %d"
-                                                              % p.returncode))
-    return p.stdout
-
-
-def chip_mpy(work, tmp):
-    """sys.implementation._mpy of the model's MicroPython (the .mpy deploy builds)."""
-    script = os.path.join(tmp, "mpy.py")
-    with open(script, "w") as f:
-        f.write("import sys\nprint('MPY', getattr(sys.implementation, '_mpy', 0))\n")
-    for line in _node(work, ["--exec", script], 600).splitlines():
-        if line.startswith("MPY "):
-            return int(line.split()[1])
-    raise ChipBenchError("the RP2040 model did not say its .mpy format")
-
-
-def firmware_puts(mpy, tmp, src=None):
-    """--put arguments for the firmware as deploy builds it for this chip (the
-    package's code; its data files, which the engine never reads, stay behind)."""
-    from host_tools.link import deploy_plan
-
-    _version, _root, slot, fmt = deploy_plan.build(src or deploy_plan.DEFAULT_SRC, mpy)
-    args = []
-    for rel, data in sorted(slot.items()):
-        if rel.startswith("mancala/data/"):
-            continue
-        p = os.path.join(tmp, "fw", rel)
-        os.makedirs(os.path.dirname(p), exist_ok=True)
-        with open(p, "wb") as f:
-            f.write(data)
-        args += ["--put", "%s:/lib/%s" % (p, rel)]
-    return args, fmt
-
-
 def bench_positions(variant, count):
     """`count` of the positions `mancala bench` searches, spread over its games."""
     from host_tools.command.analysis import sample_positions
@@ -191,40 +153,97 @@ def _parse(text):
     raise ChipBenchError("no result from the bench script: %s" % text.strip()[-200:])
 
 
-def run_bench(model, variants=("ranok", "mangala", "kalah", "oware"), positions=3, vm=True,
-              out=sys.stdout, err=sys.stderr):
-    """Run the bench; returns {variant: {"chip": result, "vm": result}}."""
-    from host_tools.runners import mpvm
+# Master's think on the board's terms, the bytecode engine and the machine-code one in
+# the same run (docs/ENGINE.md, "Native kernels"): a 2 s deadline (engine.MASTER_MS),
+# the node cap lifted, step_for slices of a loop turn (20 ms), the board's table size.
+THINKS = r"""
+import gc, json, time
+from mancala.rules import get_rules
+from mancala.engine import Engine, MASTER_MS
+r = get_rules(%(variant)r)
+out = []
+for native in (False, True):
+    row = []
+    for p in %(positions)r:
+        e = None
+        gc.collect()
+        e = Engine(r, tt_bits=12, native=native)
+        pos = bytearray(16)
+        pos[:15] = p
+        pos[15] = r.legal_mask(pos)
+        e.start(pos, level=3, nodes=1000000, deadline_ms=MASTER_MS, clock=time.ticks_ms)
+        while not e.step_for(20):
+            pass
+        row.append([e.nodes, e.kernel])
+        e.release()
+    out.append(row)
+print("R", json.dumps(out))
+"""
+
+
+def booted_board(model, err=sys.stderr):
+    """The RP2040 model powered on from a flash laid out as `make deploy` lays it
+    (host_tools/link/flash_image.py): boot.py, main.py, the stage and the app start as
+    on a board.  The bench's scripts then run over the raw REPL after a soft reset
+    (boot.py and the stage again: the slot's .mpy on sys.path, never a copy under
+    /lib; the heap whole, as the app's own start finds it)."""
+    from host_tools.benches.chip_board import ChipBoard
+    from host_tools.link import flash_image
 
     work = prepare_model(model, out=err)
+    files, version = flash_image.board_files(profile="pico_buttons")
+    board = ChipBoard(model, flash_image.littlefs_image(files), "pico_buttons", work=work)
+    out = board.run(9000, until=r"main: confirmed|main: the new version failed|SAFE STATE")
+    if "main: confirmed" not in out:
+        board.close()
+        raise ChipBenchError("the deployed firmware did not start on the model: %s"
+                             % (out.strip().splitlines() or ["no output"])[-1])
+    start = [line for line in out.splitlines() if line.startswith("start: ")]
+    err.write("chip bench: %s booted: %s\n" % (version, start[0] if start else "no start line"))
+    return board, version, (start[0] if start else "")
+
+
+def run_bench(model, variants=("ranok", "mangala", "kalah", "oware"), positions=3, vm=True,
+              out=sys.stdout, err=sys.stderr, thinks=True):
+    """Run the bench; returns {variant: {"chip": result, "vm": result, "thinks": ...}}."""
+    from host_tools.runners import mpvm
+
     if vm and not mpvm.available():
         raise ChipBenchError("the MicroPython VM is not installed: run `make setup`")
     res = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        mpy = chip_mpy(work, tmp)
-        puts, fmt = firmware_puts(mpy, tmp)
-        flash = os.path.join(tmp, "flash.img")
+    board, version, start = booted_board(model, err)
+    try:
         for v in variants:
             ps = bench_positions(v, positions)
-            code = BENCH % {"variant": v, "positions": ps, "levels": [0, 1, 2, 3],
-                            "repeat": 1, "inner": [1, 1, 1, 1]}
-            script = os.path.join(tmp, "bench_%s.py" % v)
-            with open(script, "w") as f:
-                f.write(code)
             err.write("chip bench: %s, %d positions, on the model (minutes of host time)\n"
                       % (v, len(ps)))
             err.flush()
-            args = ["--flash", flash, "--save"] + puts + ["--exec", script]
-            puts = []  # the firmware stays on the model's flash for the next variant
-            row = {"chip": _parse(_node(work, args, 3600)), "positions": len(ps)}
+            code = BENCH % {"variant": v, "positions": ps, "levels": [0, 1, 2, 3],
+                            "repeat": 1, "inner": [1, 1, 1, 1]}
+            row = {"chip": _parse(board.exec(code, soft_reset=True)), "positions": len(ps)}
+            if thinks:
+                row["thinks"] = _parse(board.exec(THINKS % {"variant": v,
+                                                            "positions": think_positions(v)},
+                                                  soft_reset=True))
             if vm:
                 row["vm"] = _parse(mpvm.run(BENCH % {"variant": v, "positions": ps,
                                                       "levels": [0, 1, 2, 3],
                                                       "repeat": VM_REPEAT,
                                                       "inner": vm_inner(v, len(ps))}))
             res[v] = row
-    report(res, fmt, vm, out)
+    finally:
+        board.close()
+    report(res, "%s, %s" % (version, start), vm, out)
     return res
+
+
+def think_positions(variant):
+    """Ply 2 and ply 12 of the first of `mancala bench`'s games (sample_positions keeps
+    every fifth ply from the second): an opening and a midgame."""
+    from host_tools.command.analysis import sample_positions
+
+    ps = sample_positions(variant)
+    return [bytes(ps[0][:15]), bytes(ps[2][:15])]
 
 
 def vm_inner(variant, positions):
@@ -245,7 +264,7 @@ def _rate(level):
 def report(res, fmt, vm, out):
     out.write("Engine on the RP2040 model (MicroPython rp2 v1.27.0 at 125 MHz, emulated: its "
               "own clock) against the WebAssembly VM, same positions and node budgets; "
-              "firmware as deploy sends it (%s)\n" % fmt)
+              "the firmware deployed and powered on (%s)\n" % fmt)
     head = "%-8s %-9s %7s %10s" % ("variant", "level", "nodes", "chip n/s")
     if vm:
         head += " %10s %8s" % ("vm n/s", "vm/chip")
@@ -260,6 +279,17 @@ def report(res, fmt, vm, out):
                 r_c = _rate(c["levels"][li])
                 line += " %10.0f %7.1fx" % (r_vm, r_vm / r_c if r_c else 0)
             out.write(line + "\n")
+    if any("thinks" in row for row in res.values()):
+        out.write("\nMaster's think of 2 s (step_for slices of 20 ms, node cap lifted), "
+                  "bytecode and native in the same run:\n")
+        out.write("%-8s %-9s %9s %9s %8s\n" % ("variant", "position", "bytecode", "native", "ratio"))
+        for v, row in res.items():
+            if "thinks" not in row:
+                continue
+            bc, nat = row["thinks"]
+            for k, name in enumerate(("ply 2", "ply 12")):
+                out.write("%-8s %-9s %9d %9d %7.1fx\n" % (
+                    v, name, bc[k][0], nat[k][0], nat[k][0] / bc[k][0] if bc[k][0] else 0))
     out.write("\n%-8s %9s %9s %9s %9s %9s\n" % ("variant", "free boot", "imports", "engine",
                                              "search", "free end"))
     for v, row in res.items():
@@ -286,6 +316,8 @@ def main(argv=None):
     p.add_argument("--positions", type=int, default=3,
                    help="positions per variant, of `mancala bench`'s (default 3: ~2 min each)")
     p.add_argument("--no-vm", action="store_true", help="the chip only")
+    p.add_argument("--no-thinks", action="store_true",
+                   help="leave out the 2 s thinks of the bytecode and the native engine")
     a = p.parse_args(argv)
     from mancala.rules import VARIANTS
 
@@ -297,7 +329,7 @@ def main(argv=None):
                                  % (", ".join(bad) or "(none)", ", ".join(VARIANTS)))
         if a.positions < 1:
             raise ChipBenchError("--positions must be 1 or more")
-        run_bench(a.model, variants, a.positions, vm=not a.no_vm)
+        run_bench(a.model, variants, a.positions, vm=not a.no_vm, thinks=not a.no_thinks)
     except ChipBenchError as e:
         sys.stderr.write("chip bench: %s\n" % e)
         return 2

@@ -3,18 +3,25 @@
 The model (`../shared/picobox/`, its README.md; host_tools/benches/chip_bench.py prepares it)
 runs the firmware's real `App` (the rp2 port's `machine` and `neopixel`, the pixel
 driver its profile picks, the pico_buttons profile's GPIO buttons) on the chip's own
-clock.  Measured per firmware folder given (e.g. main's `firmware/` as "before" and
-this tree's as "after"), all in one invocation:
+clock, through the board's boot path: per firmware folder given (e.g. main's
+`firmware/` as "before" and this tree's as "after"), all in one invocation, a flash
+image laid out as `make deploy` lays it (host_tools/link/flash_image.py: the loaders and
+the stage at the root, the slot's .mpy for armv6m with its data and manifest, /tables)
+is powered on (boot.py, main.py, the stage, the app, until "main: confirmed"); then
+chip_think.mjs soft-resets it in the raw REPL (boot.py's stage puts the slot on
+sys.path again; the heap is a start's) and runs each script there with the slot's
+firmware.  Each run is a power-on of its own, so the runs are the same up to the
+first press.  Measured:
 
 * think: the board boots into a saved kalah midgame (North = Master to move; or the
   game `--record` gives: a variant's budgets are measured so, engine.NATIVE_BUDGETS), the
   script turns `App.tick()` as `App.run()` does and times the engine's slices in
-  microseconds from the think's start (`App.start_thinking`) to the move; the model's
-  tap.mjs runs it once without a press and once with presses of S1 (GP2) while the
-  computer thinks (each a red "no" flash; counted from the think's start, which the
-  script signals on ARM_PIN, so every run presses at the same moments of the chip's
-  time), and decodes the WS2812 frames on GP22: think share, Master's nodes,
-  frames, press -> first changed frame;
+  microseconds from the think's start (`App.start_thinking`) to the move; once without a
+  press and once with presses of S1 (GP2) while the computer thinks (each a red "no"
+  flash; counted from the think's start, which the script signals on ARM_PIN, so every
+  run presses at the same moments of the chip's time); chip_think.mjs decodes the
+  WS2812 frames on GP22: think share, Master's nodes, frames, press -> first changed
+  frame;
 * ponder: the board with the person to move against Master, no press, for
   PONDER_S seconds: the nodes pondered a second of the person's thought (and so per
   3 s); then the person carrying out the computer's move, one stone every STONE_MS
@@ -30,13 +37,11 @@ import re
 import subprocess
 import sys
 
-from host_tools.benches.chip_bench import (
-    ROOT,
-    ChipBenchError,
-    chip_mpy,
-    firmware_puts,
-    prepare_model,
-)
+from host_tools.benches.chip_bench import ROOT, ChipBenchError, prepare_model
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RUNNER = os.path.join(HERE, "chip_think.mjs")  # one power-on and one script (its header)
+PROFILE = "pico_buttons"  # the board measured (GPIO buttons on GP2..GP15, the chain on GP22)
 
 RECORD = "kalah 1 6 6 1 5 5 1 6 4 1"  # North (Master) to move, a midgame
 PRESS_PIT = "S1"  # a pit of the person's row (a red "no" flash while the computer thinks):
@@ -49,7 +54,7 @@ PRESS_HOLD_MS = 120
 PRESS_GAP_MS = 420
 PRESS_AT_MS = 1200  # the first press, after the think began
 # The script raises this GPIO (free on pico_buttons) when the think starts, and
-# tap.mjs (chip_think's patch) counts the presses from that edge, in the chip's own
+# chip_think.mjs counts the presses from that edge, in the chip's own
 # time: the script reaches the chip over USB at the host's pace, so a press timed
 # from the upload fell 1,258-1,295 ms into the run, a different moment of the think
 # from run to run (session 34's figures moved by 1-2 points with it)
@@ -59,17 +64,23 @@ PHASE_MS = 37  # --phases: each run's presses this much later (not a multiple of
 STONE_MS = 700  # the person drops a stone this often (the simulator's pace)
 PONDER_S = 3
 
-# Runs on the model under tap.mjs (which presses the pins from outside).  Prints
-# "T {json}" once the think has ended; keeps ticking (tap.mjs ends the run).
-THINK = r"""
-import time, gc, machine
-ARM = machine.Pin(%(arm)d, machine.Pin.OUT, value=0)  # (high: the think starts, tap.mjs's taps count from it)
+# The saved game the App starts with, written on the flash before the script's soft
+# reset (chip_think.mjs --prep: nothing of it on the heap the App starts on).
+SAVE = r"""
 from mancala.hw.storage import Storage, OsFs
 Storage(OsFs()).save("game.json", {"record": %(record)r, "number": 1, "human": 1,
                                    "level": 4, "hints": 0})
+"""
+
+# Runs on the model under chip_think.mjs (which presses the pins from outside).  Prints
+# "T {json}" once the think has ended; keeps ticking (chip_think.mjs ends the run).
+THINK = r"""
+import time, gc, machine
+ARM = machine.Pin(%(arm)d, machine.Pin.OUT, value=0)  # (high: the think starts, the presses count from it)
 from mancala import profiles as PR
 if %(driver)r:  # the chain's driver measured (the profile's own when empty)
     PR.load(PR.DEFAULT)["pixel_driver"] = %(driver)r
+gc.collect()  # (as the stage collects before it imports the app)
 from mancala import app as A
 b = A.main(run=False)
 b.MASTER_CAP = 1000000  # the 2 s deadline ends the think, not the node cap
@@ -146,12 +157,10 @@ while True:
 # move, thinking PONDER_S s without a press.  Nodes from the engine's counter.
 PONDER = r"""
 import time, gc
-from mancala.hw.storage import Storage, OsFs
-Storage(OsFs()).save("game.json", {"record": %(record)r, "number": 1, "human": 1,
-                                   "level": 4, "hints": 0})
 from mancala import profiles as PR
 if %(driver)r:  # the chain's driver measured (the profile's own when empty)
     PR.load(PR.DEFAULT)["pixel_driver"] = %(driver)r
+gc.collect()  # (as the stage collects before it imports the app)
 from mancala import app as A
 from mancala.hw import pits as P
 b = A.main(run=False)
@@ -202,132 +211,71 @@ print("P", out)
 
 
 def measure_ponder(work, flash, driver="", record=RECORD):
-    """Pondering's nodes (under tap.mjs: its pins held high as the pull-ups would,
-    no press from outside; pico.mjs leaves them low: every pit held, the sensor test)."""
-    code = PONDER % {"record": record, "stone_ms": STONE_MS, "think_ms": PONDER_S * 1000,
+    """Pondering's nodes (the pins held high as the pull-ups hold them, no press from
+    outside; the script ends the run)."""
+    code = PONDER % {"stone_ms": STONE_MS, "think_ms": PONDER_S * 1000,
                      "driver": driver}
-    out = _tap(work, flash, code, ["--no-control", "--taps", "0", "--settle-ms", "0",
-                                   "--gap-ms", "0", "--hold-ms", "0", "--after-ms", "16000"])
-    rows = _dicts(out, "P")
+    res, _text = _run(work, flash, code, ["--max-ms", "60000"], record)
+    rows = _dicts(res["console"], "P")
     if not rows:
-        raise ChipBenchError("the ponder script printed no result: %s" % out[-800:])
+        raise ChipBenchError("the ponder script printed no result: %s" % res["console"][-800:])
     return rows[0]
 
 
-PIO_JS = os.path.join("node_modules", "rp2040js", "dist", "esm", "peripherals", "pio.js")
-PIO_RUN = """    run() {
-        for (let i = 0; i < 1000 && !this.stopped; i++) {
-            this.step();
-        }
-        if (!this.stopped) {
-            this.runTimer = setTimeout(() => this.run(), 0);
-        }
-    }"""
-PIO_RUN_EMULATED = """    run() {
-        // (chip_think's patch: the PIO stepped in emulated time, 80 steps every 10 us =
-        // 8 MHz, the WS2812 program's clock, not 1000 steps a host event-loop turn)
-        for (let i = 0; i < 80 && !this.stopped; i++) {
-            this.step();
-        }
-        if (!this.stopped) {
-            if (!this.emuAlarm) this.emuAlarm = this.rp2040.clock.createAlarm(() => this.run());
-            this.emuAlarm.schedule(10000);
-        }
-    }"""
+def board_image(tmp, name, src):
+    """The flash of firmware folder `src` as `make deploy` lays it for a pico_buttons
+    board (host_tools/link/flash_image.py: the loaders and the stage at the root,
+    slot a's .mpy and data with their manifest, on trial; /tables), written as the
+    littlefs image the model's board.mjs loads; (its path, the version)."""
+    from host_tools.link import flash_image
+    from host_tools.link.board_transport import DeployError
+
+    try:
+        files, version = flash_image.board_files(src=src, profile=PROFILE)
+        image = flash_image.littlefs_image(files)
+    except (DeployError, OSError) as e:
+        raise ChipBenchError("no flash image of %s: %s" % (src, e)) from None
+    d = os.path.join(tmp, name)
+    os.makedirs(d, exist_ok=True)
+    flash = os.path.join(d, "flash.img")
+    with open(flash, "wb") as f:
+        f.write(image)
+    return flash, version
 
 
-def patch_pio(work):
-    """rp2040js 1.4.1 steps the PIO per host event-loop turn, not in emulated time (a
-    PIO frame of 180 LEDs then takes ~1.4 s of the chip's time): the model's copy in
-    `work` gets its PIO stepped in emulated time (idempotent; ../shared untouched)."""
-    path = os.path.join(work, PIO_JS)
-    with open(path) as f:
-        text = f.read()
-    if PIO_RUN_EMULATED in text:
-        return
-    if PIO_RUN not in text:
-        raise ChipBenchError("the model's rp2040js is not the one patched here (%s)" % path)
-    text = text.replace(PIO_RUN, PIO_RUN_EMULATED)
-    text = text.replace("        this.stopped = true;\n        if (this.runTimer) {",
-                        "        this.stopped = true;\n        if (this.emuAlarm) this.emuAlarm.cancel();\n"
-                        "        if (this.runTimer) {")
-    _replace(path, text)
+def _run(work, flash, code, args, record=RECORD, timeout=3600):
+    """One power-on of `flash` on the model, `record` saved as the game, and `code` run
+    after the boot (chip_think.mjs); (its RESULT, its text)."""
+    from mancala.profiles import load
 
-
-TAP_KEY = """  const key = Buffer.from(bytes).toString('hex');"""
-TAP_KEY_LATCHED = """  // (chip_think's patch: an LED past the end of a short frame keeps what it showed, as
-  // a WS2812 does: a frame's content is the chain's, the bytes sent over the last ones)
-  for (let i = 0; i < bytes.length; i++) latched[i] = bytes[i];
-  const key = Buffer.from(latched).toString('hex');"""
-
-
-TAP_ARG = """  else if (a === '--no-control') opt.noControl = true;\n"""
-TAP_ARG_ARM = TAP_ARG + """  else if (a === '--arm-pin') opt.arm = +args[++i];\n"""
-TAP_LOOP = """for (let k = 0; k < nTaps; k++) {\n"""
-TAP_END = """const h0 = Date.now();
-await new Promise((resolve) => at(tEnd, resolve));
-"""
-TAP_END_ARMED = """const h0 = Date.now();
-await new Promise((resolve) => {
-  if (opt.arm === undefined) { scheduleTaps(); at(tEnd, resolve); return; }
-  // (chip_think's patch: the taps and the run's end counted from the script's signal,
-  // the first rising edge on --arm-pin, in the chip's own time)
-  let armed = false;
-  b.pin(opt.arm).addListener((value) => {
-    if (armed || value !== 1) return;
-    armed = true;
-    scheduleTaps();
-    at(tEnd, resolve);
-  });
-  at(tEnd + 20000 * 1e6, resolve); // (no signal: the run ends 20 s later)
-});
-"""
-
-
-def patch_tap(work):
-    """The model's copy of tap.mjs in `work`, patched (idempotent; ../shared untouched):
-    * it compares whole frames, and the firmware's frames of a few pits send the chain
-      only up to the last pit they changed (Pixels.prefix_writes): it reads each
-      frame as what the chain then shows;
-    * `--arm-pin N`: the taps (and the run's end) count from the first rising edge
-      the script gives GPIO N, not from the script's upload (ARM_PIN)."""
-    path = os.path.join(work, "tap.mjs")
-    with open(path) as f:
-        text = f.read()
-    if TAP_KEY_LATCHED in text and TAP_ARG_ARM in text:
-        return
-    if TAP_KEY_LATCHED not in text:
-        if TAP_KEY not in text or "const frames = [];\n" not in text:
-            raise ChipBenchError("the model's tap.mjs is not the one patched here (%s)" % path)
-        text = text.replace(TAP_KEY, TAP_KEY_LATCHED)
-        text = text.replace("const frames = [];\n", "const frames = [];\nconst latched = [];\n", 1)
-    if TAP_ARG not in text or text.count(TAP_LOOP) != 1 or TAP_END not in text:
-        raise ChipBenchError("the model's tap.mjs is not the one patched here (%s)" % path)
-    text = text.replace(TAP_ARG, TAP_ARG_ARM)
-    text = text.replace(TAP_LOOP, "function scheduleTaps() {\n" + TAP_LOOP)
-    text = text.replace("const tEnd = ", "}\nconst tEnd = ", 1)
-    text = text.replace(TAP_END, TAP_END_ARMED)
-    _replace(path, text)
-
-
-def _replace(path, text):
-    """Write `path` whole or not at all (two runs side by side patch the same copy)."""
-    tmp = "%s.%d" % (path, os.getpid())
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
-
-
-def _tap(work, flash, code, args, timeout=3600):
+    prof = load(PROFILE)
     script = os.path.join(os.path.dirname(flash), "code.py")
     with open(script, "w") as f:
         f.write(code)
-    cmd = ["node", os.path.join(work, "tap.mjs"), "--flash", flash, "--code", script] + args
-    p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=timeout)
-    if p.returncode != 0 or "Traceback" in p.stdout:
+    prep = os.path.join(os.path.dirname(flash), "save.py")
+    with open(prep, "w") as f:
+        f.write(SAVE % {"record": record})
+    cmd = ["node", RUNNER, "--model", work, "--flash", flash, "--code", script, "--prep", prep,
+           "--pull-ups", ",".join(str(p) for p in prof["pit_pins"]),
+           "--led", str(prof["led_pin"])] + args
+    try:
+        p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise ChipBenchError("the RP2040 model did not finish in %d s" % timeout) from None
+    res = None
+    for line in p.stdout.splitlines():
+        if line.startswith("RESULT {"):
+            res = json.loads(line[len("RESULT "):])
+    if res is None:
         text = (p.stdout + p.stderr).strip().splitlines()
         raise ChipBenchError("the RP2040 model failed: %s" % "\n".join(text[-12:]))
-    return p.stdout
+    if "error" in res:
+        raise ChipBenchError(res["error"])
+    ran = res["reset"] + res["console"]
+    if "Traceback" in ran:
+        raise ChipBenchError("the script failed on the chip: %s"
+                             % "\n".join(ran.replace("\x04", "\n").strip().splitlines()[-8:]))
+    return res, p.stdout
 
 
 def _dicts(text, tag):
@@ -337,45 +285,38 @@ def _dicts(text, tag):
             if line.startswith(tag + " {")]
 
 
-def flash_with(work, tmp, name, src):
-    """A flash image with the firmware of folder `src` under /lib."""
-    mpy = chip_mpy(work, tmp)
-    d = os.path.join(tmp, name)
-    os.makedirs(d, exist_ok=True)
-    puts, _fmt = firmware_puts(mpy, d, src)
-    flash = os.path.join(d, "flash.img")
-    noop = os.path.join(d, "noop.py")
-    with open(noop, "w") as f:
-        f.write("print('ok')\n")
-    p = subprocess.run(["node", os.path.join(work, "pico.mjs"), "--quiet", "--flash", flash,
-                        "--save"] + puts + ["--exec", noop], cwd=work, capture_output=True,
-                       text=True, timeout=1800)
-    if p.returncode != 0:
-        raise ChipBenchError("could not put the firmware on the model: %s" % p.stderr[-300:])
-    return flash
+def _start_line(text):
+    """The App's "start: ..." line (its engine's table, the heap after its start)."""
+    lines = [line.strip() for line in text.splitlines() if line.startswith("start: ")]
+    return lines[-1] if lines else ""
 
 
 def press_pin(pit):
     """The GPIO of a pit's button on the model's board (profiles/pico_buttons.py)."""
     from mancala.profiles import load
 
-    return load("pico_buttons")["pit_pins"][PIT_NAMES.index(pit)]
+    return load(PROFILE)["pit_pins"][PIT_NAMES.index(pit)]
 
 
-def measure_think(work, flash, settle_ms, driver="", pit=PRESS_PIT, record=RECORD):
-    """(no presses, with presses, tap.mjs's report) for the firmware on `flash`."""
-    out = _tap(work, flash, THINK % {"record": record, "driver": driver, "arm": ARM_PIN},
-               ["--arm-pin", str(ARM_PIN),
-                "--seq", ",".join([str(press_pin(pit))] * PRESSES), "--settle-ms", str(settle_ms),
-                "--gap-ms", str(PRESS_GAP_MS), "--hold-ms", str(PRESS_HOLD_MS),
-                "--after-ms", "2500"])
-    rows = _dicts(out, "T")
-    if len(rows) != 2:
-        raise ChipBenchError("the think did not end in both runs: %s" % out[-600:])
-    lat = [float(m) / 1000 for m in re.findall(r"first changed frame after the press: \+(\d+) us", out)]
-    rel = [float(m) / 1000 for m in re.findall(r"first changed frame after the release: \+(\d+) us", out)]
-    starts = [int(m) for m in re.findall(r"THINK at (\d+)", out)]
-    return rows[0], rows[1], lat, rel, starts, out
+def measure_think(work, flash, settle_ms, driver="", pit=PRESS_PIT, record=RECORD, presses=True):
+    """The think of the firmware on `flash`, after a power-on: with the presses of
+    `pit` (counted from the think's start, the script's ARM_PIN edge) or without;
+    (its "T" row, press -> first changed frame ms, release -> ..., the think's starts
+    (ms of the chip's clock), the App's start lines (the power-on's, the measured
+    one's), the run's text)."""
+    args = ["--arm-pin", str(ARM_PIN), "--taps", str(PRESSES), "--settle-ms", str(settle_ms),
+            "--gap-ms", str(PRESS_GAP_MS), "--hold-ms", str(PRESS_HOLD_MS), "--after-ms", "2500"]
+    if presses:
+        args += ["--seq", ",".join([str(press_pin(pit))] * PRESSES)]
+    res, text = _run(work, flash, THINK % {"driver": driver, "arm": ARM_PIN}, args, record)
+    rows = _dicts(res["console"], "T")
+    if len(rows) != 1 or not res["armed"]:
+        raise ChipBenchError("the think did not %s: %s" % ("start" if not res["armed"] else "end",
+                                                            res["console"][-600:]))
+    lat = [t["press_us"] / 1000.0 for t in res["taps"] if "press_us" in t]
+    rel = [t["release_us"] / 1000.0 for t in res["taps"] if "release_us" in t]
+    starts = [int(m) for m in re.findall(r"THINK at (\d+)", res["console"])]
+    return rows[0], lat, rel, starts, (_start_line(res["boot"]), _start_line(res["console"])), text
 
 
 def report(results, out=sys.stdout, pit=PRESS_PIT, record=RECORD):
@@ -418,6 +359,13 @@ def report(results, out=sys.stdout, pit=PRESS_PIT, record=RECORD):
             lambda r: "%.0f" % (r["ponder"]["carry"]["nodes"] / max(1, r["ponder"]["carry"]["stones"])))
         row("pondered per 3 s of the person's thought",
             lambda r: "%.0f" % (r["ponder"]["think"]["nodes"] * 3000.0 / max(1, r["ponder"]["think"]["ms"])))
+    for n in names:
+        if "version" in results[n]:
+            boot, measured = results[n]["start"]
+            out.write("%s: %s powered on from a flash laid out as deploy lays it, its App's %s; "
+                      "the measured App's (after a soft reset) %s\n"
+                      % (n, results[n]["version"], boot or "start: (no line)",
+                         measured or "start: (no line)"))
     out.flush()
 
 
@@ -448,27 +396,29 @@ def main(argv=None):
     fws = [x.split("=", 1) for x in a.firmware] or [["this tree", os.path.join(ROOT, "firmware")]]
     try:
         work = prepare_model(a.model)
-        patch_pio(work)
-        patch_tap(work)
         results = {}
         tmp = os.path.join(ROOT, "build", "chip_think")  # (kept: flash images, outputs)
         os.makedirs(tmp, exist_ok=True)
         for name, src in fws:
             src, _, driver = src.partition("@")  # FOLDER@DRIVER: that pixel_driver
-            sys.stderr.write("chip think: %s: firmware on the model\n" % name)
             d = "fw-" + re.sub(r"\W", "_", name)
-            flash = flash_with(work, tmp, d, src)
-            sys.stderr.write("chip think: %s: the think, twice (host minutes)\n" % name)
+            flash, version = board_image(tmp, d, src)
+            sys.stderr.write("chip think: %s: %s, its flash as deploy lays it; the think, "
+                             "powered on twice (host minutes)\n" % (name, version))
             # (the presses: counted from the think's start, which the script signals on ARM_PIN)
-            quiet, pressed, lat, rel, starts, text = measure_think(work, flash, a.settle, driver, a.press,
-                                                                  a.record)
+            quiet, _l, _r, starts, start, _t = measure_think(work, flash, a.settle, driver, a.press,
+                                                             a.record, presses=False)
+            pressed, lat, rel, starts2, _s, text = measure_think(work, flash, a.settle, driver,
+                                                                 a.press, a.record)
             results[name] = {"quiet": quiet, "pressed": pressed, "lat": lat, "rel": rel,
-                             "starts": starts, "phases": [(quiet, pressed)]}
+                             "starts": starts + starts2, "phases": [(quiet, pressed)],
+                             "version": version, "start": start}
             for k in range(1, a.phases):
+                # (the run without presses is the same power-on, the same think: not repeated)
                 sys.stderr.write("chip think: %s: presses %d ms later\n" % (name, k * PHASE_MS))
-                q, pr = measure_think(work, flash, a.settle + k * PHASE_MS, driver, a.press,
-                                      a.record)[:2]
-                results[name]["phases"].append((q, pr))
+                pr = measure_think(work, flash, a.settle + k * PHASE_MS, driver, a.press,
+                                   a.record)[0]
+                results[name]["phases"].append((quiet, pr))
             with open(os.path.join(tmp, d, "think.out"), "w") as f:
                 f.write(text)
             if a.ponder:

@@ -91,6 +91,7 @@ b = SimBoard(PROFILE, machine, neopixel, fs=fs, seed=3)
 app = b.app
 if app.mode == A.ERROR:
     raise AssertionError("the board did not start: %r" % (b.lines,))
+out["short"] = list(getattr(app, "short", ()))  # what it started without (memory)
 sample("boot")
 seed = [12345]
 def rnd(n):

@@ -44,26 +44,54 @@ BIG = 1000  # |a value| beyond this is an infinity
 #
 # The filesystem of each chip (KiB): a Pico's littlefs is 1408 KiB of its 2 MB flash;
 # ESP32_GENERIC's 4 MB flash gives MicroPython a 2 MiB vfs partition; a Pico 2's
-# (RPI_PICO2: 4 MB of flash less 1 MB for the firmware) 3072 KiB.  From it:
-# both application slots (the firmware is about 60 KB of .mpy; 100 KiB each leaves
-# it room to grow), the player's data (settings, the game, 50 finished games of one
-# 4 KiB littlefs block each: 220 KiB) and a margin of 128 KiB for updates.
+# (RPI_PICO2: 4 MB of flash less 1 MB for the firmware) 3072 KiB.  It is counted as
+# littlefs lays it: 4 KiB blocks, a file past littlefs' inline limit (512 bytes) in
+# whole blocks, every directory a metadata pair of two blocks.  From it:
+# - the firmware with both application slots full, measured for the chip (its .mpy,
+#   its native code) by host_tools/link/flash_image.firmware_kib: about 700 KiB on
+#   every chip, not 2 x 100: some 60 files a slot, most of them a block or two with
+#   half a block empty (`mancala tablebase plan` shows it for each chip);
+# - the player's data, DATA_KIB: /data's and /data/games' metadata pairs (16 KiB), 51
+#   finished games of one block each (HISTORY_MAX 50; the 51st is written before the
+#   oldest goes; a short record is inlined and takes less), the game and the puzzle
+#   progress (8): 228 KiB, what a littlefs image of those files takes;
+# - MARGIN_KIB for the firmware's growth between versions: with the slots measured
+#   that is all the margin is for.  64 KiB is 32 KiB more in each slot (8 blocks,
+#   ~10% of a slot; both slots took 604 KiB on a Pico fifty commits before this plan,
+#   676 twenty before, 700 at it).  An update past it still goes in, deploy
+#   reclaiming the fallback slot ("flash: reclaiming slot"); the plan's test fails
+#   as soon as the firmware outgrows what is left, and the plan shrinks;
+# - /tables/'s metadata pair and each table and book in whole blocks (lfs_blocks).
 FS_KIB = {"rp2": 1408, "rp2350": 3072, "esp32": 2048}
-SLOT_KIB = 100
-DATA_KIB = 220
-MARGIN_KIB = 128
+DATA_KIB = 228
+MARGIN_KIB = 64
+DIR_KIB = 8  # a littlefs directory's metadata pair
+BLOCK = 4096
+# sys.implementation._mpy of each chip: .mpy v6.3 and its native architecture
+# (rp2 armv6m, rp2350 armv7emsp, esp32 xtensawin): what deploy compiles for it.
+CHIP_MPY = {"rp2": 6 | 3 << 8 | 4 << 10, "rp2350": 6 | 3 << 8 | 7 << 10,
+            "esp32": 6 | 3 << 8 | 10 << 10}
 # Seeds per variant and board, the largest that fit (tests/test_tablebase.py checks
-# the sum).  Oware's tables are left off the Pico: with up to 8 seeds only 8% of
-# their positions have an exact value (the rest depend on how a cycle ends).
+# the sum, and that a littlefs image of it all fits), taken in this order: kalah
+# (the board's main variant: its table and its opening book), mangala, ranok,
+# oware.  No table under 7 seeds is planned: its 8-20 KiB would take the last
+# blocks left, and the plan would fail at the firmware's next block (one still
+# helps: with ranok's 5-seed table Master is perfect in the 25 choices within it
+# over 60 games of `mancala tablebase perfect`, 68% without).  Oware's tables are
+# mostly unknown (88% of the positions up to 7 seeds depend on how a cycle ends).
 BOARD_SEEDS = {
-    "rp2": {"kalah": 9, "mangala": 9, "ranok": 8},
-    "esp32": {"kalah": 10, "mangala": 9, "ranok": 9, "oware": 8},
-    "rp2350": {"kalah": 10, "mangala": 10, "ranok": 10, "oware": 8},  # the Pico 2
+    "rp2": {"kalah": 9, "mangala": 7},
+    "esp32": {"kalah": 10, "mangala": 9, "ranok": 7},
+    "rp2350": {"kalah": 10, "mangala": 10, "ranok": 10, "oware": 7},  # the Pico 2
 }
 
 # sha256 of whole table files (header included): generation is deterministic, so
 # a build that differs means the rules core changed (or the generator did).
 KNOWN_SHA256 = {
+    ("kalah", 7): "4c6b269f75b7a23712d4a080b41af588d588b009ce49326385ba6f070ef5da23",
+    ("mangala", 7): "139ce857608eecd89d67c58b5dcb7258c50ff0112847e62a59f6bc40cfb6fc82",
+    ("ranok", 7): "d38b47f3704fd5877358f98b6f4e0d40571efcc421ff269a242a6a3c8d18a2b3",
+    ("oware", 7): "14792464c79b79012cf04f3721224a0d371d98dd33739fc110ad67e72a628aee",
     ("kalah", 8): "75b9e78e9928023a6f49ab3967791fdfc33c5483d3bf1874d15a19a695b769d1",
     ("mangala", 8): "c5e4614de07c94c6a5955d9e754cb478c74af5b2f3faaf8d240b4daabf4de731",
     ("ranok", 8): "2b0f82dc9ca1fe75960b3f33bce9d81bbc136995d08f65894d2033986260a2e2",
@@ -83,18 +111,61 @@ def table_bytes_size(seeds):
     return HEADER + Ranker(seeds).size
 
 
-def board_plan(platform):
-    """{variant: seeds} for a board ('rp2', 'rp2350' or 'esp32'), and the KiB it
-    leaves free."""
+def lfs_blocks(nbytes, block=BLOCK):
+    """The blocks littlefs gives a file of `nbytes` (past its inline limit): a CTZ
+    skip-list, whose block k > 0 begins with ctz(k) + 1 pointers of 4 bytes, so a
+    10-seed table (646,678 bytes) takes 159 blocks, not 158."""
+    blocks, room = 1, block
+    while room < nbytes:
+        room += block - 4 * (blocks & -blocks).bit_length()
+        blocks += 1
+    return blocks
+
+
+def firmware_kib(platform):
+    """The KiB the firmware takes on a chip's filesystem with both slots full, measured
+    (host_tools/link/flash_image.firmware_kib: the deploy's files for that chip laid
+    in a littlefs image; about 0.3 s)."""
+    from host_tools.link import flash_image
+
+    return flash_image.firmware_kib(mpy=CHIP_MPY[platform], size=FS_KIB[platform] * 1024)
+
+
+def tables_kib(plan):
+    """The KiB a plan's tables and opening books take in /tables/ (whole blocks, and
+    the directory's metadata pair)."""
     from host_tools.generators.book import book_path
 
-    plan = BOARD_SEEDS[platform]
-    used = sum(table_bytes_size(n) for n in plan.values()) / 1024
+    if not plan:
+        return 0
+    sizes = [table_bytes_size(n) for n in plan.values()]
     # the opening books of the plan's variants go to /tables/ with them (deploy)
-    used += sum(os.path.getsize(book_path(v)) for v in plan
-                if os.path.exists(book_path(v))) / 1024
-    left = FS_KIB[platform] - 2 * SLOT_KIB - DATA_KIB - MARGIN_KIB - used
+    sizes += [os.path.getsize(book_path(v)) for v in plan if os.path.exists(book_path(v))]
+    return DIR_KIB + sum(lfs_blocks(n) for n in sizes) * BLOCK // 1024
+
+
+def board_plan(platform, firmware=None):
+    """{variant: seeds} for a board ('rp2', 'rp2350' or 'esp32'), and the KiB it
+    leaves free once the firmware (both slots, measured unless `firmware` gives its
+    KiB), the player's data, the margin and the tables are counted."""
+    plan = BOARD_SEEDS[platform]
+    if firmware is None:
+        firmware = firmware_kib(platform)
+    left = FS_KIB[platform] - firmware - DATA_KIB - MARGIN_KIB - tables_kib(plan)
     return plan, left
+
+
+def plan_lines(out=None):
+    """`mancala tablebase plan`: each board's flash, as docs/TABLEBASE.md tabulates it."""
+    out = sys.stdout if out is None else out
+    for platform in ("rp2", "rp2350", "esp32"):
+        fw = firmware_kib(platform)
+        plan, left = board_plan(platform, fw)
+        print("%s: filesystem %d KiB; firmware (both slots, measured) %d KiB; data %d KiB; "
+              "margin %d KiB; tables %s: %d KiB; left %d KiB"
+              % (platform, FS_KIB[platform], fw, DATA_KIB, MARGIN_KIB,
+                 ", ".join("%s %d" % kv for kv in sorted(plan.items())), tables_kib(plan), left),
+              file=out)
 
 
 def built_path(variant, seeds, where=TABLES_DIR):
@@ -387,6 +458,7 @@ def _main(argv):
     ps.add_argument("variant")
     ps.add_argument("--dir", default=TABLES_DIR)
     ps.add_argument("--games", type=int_type("--games", 1, 10000), default=40)
+    sub.add_parser("plan", help="each board's flash: firmware (measured), data, margin, tables, left")
     q = sub.add_parser("probe", help="the exact value of a position")
     q.add_argument("position", nargs="+", help="e.g. kalah 0,0,1,0,0,2,20,1,0,0,0,0,1,23 S")
     q.add_argument("--dir", default=TABLES_DIR)
@@ -410,6 +482,9 @@ def _main(argv):
     if a.cmd == "perfect":
         _check_variant(a.variant)
         perfect_share(table_variant(a.variant), a.dir, a.games)
+        return 0
+    if a.cmd == "plan":
+        plan_lines()
         return 0
     from mancala.notation import parse_position
 

@@ -5,6 +5,7 @@
 //
 //   node bridge.mjs --board HOSTDIR [--heap BYTES] [--flash-size BYTES]
 //                   [--no-raw-paste] [--impl-version X.Y.Z] [--impl-mpy N]
+//                   [--pin N:LEVEL ...]
 //
 // What the bridge does that the VM cannot:
 // - raw-paste mode (Ctrl-A, then Ctrl-E 'A' 0x01): the VM hangs on it, so the
@@ -21,6 +22,17 @@
 // - os.statvfs reports a flash of --flash-size bytes (default 1 MiB).
 // - --impl-version / --impl-mpy make sys.implementation report another
 //   MicroPython version / .mpy format (to emulate older boards).
+// - `machine` and `neopixel` are the project's fakes (host_tools/fakes/machine.py
+//   and neopixel.py, the ones the tests give the firmware), loaded from a folder
+//   of the VM that is not the board's flash (/home/bridge: never listed, synced
+//   or counted), with the board's side of `machine` below (reset, reset_cause,
+//   soft_reset, the deadman Timer, lightsleep on the board's clock) over the
+//   fake's.  Every input pin idles released (its pull-up).  The host sets a
+//   pin's level with "PIN <n> <level>" on the wake pipe (bridge.py: set_pin,
+//   or "PIN" on the clock socket); the board takes it at the end of its next
+//   sleep, as a program sees a Ctrl-C (a program that never sleeps sees
+//   neither); --pin N:LEVEL sets one at the start (a button held through a
+//   reset), and the levels set stay across soft resets.
 //
 // How the board starts and resets, as the rp2 and esp32 ports do (their main.c:
 // ports/rp2/main.c, ports/esp32/main.c; docs/UPDATING.md "The emulated board"):
@@ -71,6 +83,8 @@ let controlFd = -1;
 let resetCause = 1; // PWRON_RESET
 let wakeFd = -1;      // the host's answers to SLEEP (the board's clock)
 let skew = 0;         // ms: board time = CLOCK_MONOTONIC + skew
+const pinLevels = new Map(); // pin -> level the host set (the rest idle released)
+let pinsPending = [];        // [pin, level] the running program has not taken yet
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
@@ -85,6 +99,7 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === "--control-fd") controlFd = parseInt(argv[++i], 10);
   else if (a === "--wake-fd") wakeFd = parseInt(argv[++i], 10);
   else if (a === "--skew") skew = parseFloat(argv[++i]);
+  else if (a === "--pin") { const [n, l] = argv[++i].split(":").map((x) => parseInt(x, 10)); pinLevels.set(n, l ? 1 : 0); }
   else { process.stderr.write("bridge: unknown argument " + a + "\n"); process.exit(2); }
 }
 if (!boardDir) { process.stderr.write("usage: bridge.mjs --board HOSTDIR\n"); process.exit(2); }
@@ -115,12 +130,20 @@ const startEpoch = Date.now() / 1000;
 const wakeBuf = Buffer.alloc(256);
 let wakeText = "";
 function readWake() {
-  // One line from the host (blocking: the VM is asleep meanwhile).
+  // One line from the host (blocking: the VM is asleep meanwhile); a pin's new
+  // level ("PIN n level") is kept for the end of the sleep, and the next line read.
   for (;;) {
     const i = wakeText.indexOf("\n");
     if (i >= 0) {
       const line = wakeText.slice(0, i);
       wakeText = wakeText.slice(i + 1);
+      const w = line.split(" ");
+      if (w[0] === "PIN" && w.length === 3) {
+        const n = parseInt(w[1], 10);
+        const l = parseInt(w[2], 10) ? 1 : 0;
+        if (n >= 0) { pinLevels.set(n, l); pinsPending.push([n, l]); }
+        continue;
+      }
       return line;
     }
     let n = 0;
@@ -139,7 +162,16 @@ globalThis.bridgeTicksUs = () => Math.floor((boardMs() - startMs) * 1000) % 0x40
 globalThis.bridgeTime = () => startEpoch + (boardMs() - startMs) / 1000;
 globalThis.bridgeSleep = (ms) => {
   // Sleep until the board's clock says so, waking for a Ctrl-C from the host:
-  // 1 = interrupted.
+  // 1 = interrupted, | 2 = pins changed meanwhile (bridgePins says which).
+  const r = sleepFor(ms);
+  return r | (pinsPending.length ? 2 : 0);
+};
+globalThis.bridgePins = () => {
+  const s = pinsPending.map(([n, l]) => n + ":" + l).join(" ");
+  pinsPending = [];
+  return s;
+};
+function sleepFor(ms) {
   if (wakeFd < 0) {
     const end = Date.now() + Math.max(0, ms);
     for (;;) {
@@ -160,7 +192,7 @@ globalThis.bridgeSleep = (ms) => {
     const w = line.split(" ");
     if (w[0] === "WAKE") skew = parseFloat(w[1]);
   }
-};
+}
 globalThis.bridgeSync = () => { syncOut(mp); return 0; };
 globalThis.bridgeArm = (ms) => { syncOut(mp); flushOut(); tell("ARM " + (boardMs() + Math.max(0, ms | 0))); return 0; };
 globalThis.bridgeDisarm = () => { tell("DISARM"); return 0; };
@@ -349,6 +381,16 @@ function watchOps(m) {
   wrap("mkdir", "mkdir", (p) => boardPath(p) && !exists(p));
 }
 
+// ---- the board's `machine` and `neopixel`: the project's fakes ------------------
+const FAKES_DIR = "/home/bridge"; // in the VM, not the board's flash (SYSTEM_DIRS)
+const fakes = ["machine.py", "neopixel.py"].map(
+  (n) => [n, fs.readFileSync(path.join(projectRoot, "host_tools", "fakes", n))]);
+
+function installFakes(m) {
+  try { m.FS.mkdir(FAKES_DIR); } catch (e) { /* exists */ }
+  for (const [n, data] of fakes) m.FS.writeFile(FAKES_DIR + "/" + n, data);
+}
+
 // ---- the VM ------------------------------------------------------------------
 let mp = null;
 let mode = "friendly";   // which REPL the board is in: "friendly" | "raw"
@@ -406,14 +448,29 @@ function setupCode() {
   // The board's side of resets, timers, sleeping and flash (see the top).
   code += "def _bridge_board():\n" +
     "    import js, time\n" +
+    // the fakes the tests give the firmware (host_tools/fakes), imported from the
+    // VM's own folder: in sys.modules from now on, wherever sys.path points
+    "    sys.path.insert(0, '" + FAKES_DIR + "')\n" +
+    "    try:\n" +
+    "        import machine as m\n" +
+    "        import neopixel\n" +
+    "    finally:\n" +
+    "        sys.path.remove('" + FAKES_DIR + "')\n" +
     "    for n in ('rename', 'remove', 'unlink', 'rmdir'):\n" +
     "        def synced(*a, _f=getattr(os, n)):\n" +
     "            r = _f(*a)\n" +
     "            js.bridgeSync()\n" +
     "            return r\n" +
     "        setattr(os, n, synced)\n" +
+    "    def pins(s):\n" +
+    "        for w in s.split():\n" +
+    "            n, l = w.split(':')\n" +
+    "            m.set_input(int(n), int(l))\n" +
     "    def sleep_ms(ms):\n" +
-    "        if js.bridgeSleep(int(ms)):\n" +
+    "        r = js.bridgeSleep(int(ms))\n" +
+    "        if r & 2:\n" +
+    "            pins(js.bridgePins())\n" +
+    "        if r & 1:\n" +
     "            raise KeyboardInterrupt\n" +
     "    def sleep(s):\n" +
     "        sleep_ms(int(s * 1000))\n" +
@@ -440,13 +497,9 @@ function setupCode() {
     "            if self.armed:\n" +
     "                self.armed = False\n" +
     "                js.bridgeDisarm()\n" +
-    "    class Machine:\n" +
-    "        PWRON_RESET = 1\n" +
-    "        HARD_RESET = 2\n" +
-    "        WDT_RESET = 3\n" +
-    "        DEEPSLEEP_RESET = 4\n" +
-    "        SOFT_RESET = 5\n" +
-    "    m = Machine()\n" +
+    // the board's side of `machine` over the fake's (whose reset() clears a
+    // harness's pins: here machine.reset() is the chip's)
+    "    m.PWRON_RESET, m.HARD_RESET, m.WDT_RESET, m.DEEPSLEEP_RESET, m.SOFT_RESET = 1, 2, 3, 4, 5\n" +
     "    m.Timer = Timer\n" +
     "    def reset():\n" +
     "        js.bridgeReset()\n" +
@@ -455,7 +508,10 @@ function setupCode() {
     "    def reset_cause():\n" +
     "        return js.bridgeResetCause()\n" +
     "    m.reset, m.soft_reset, m.reset_cause = reset, soft_reset, reset_cause\n" +
-    "    sys.modules['machine'] = m\n" +
+    // a light sleep on the board's clock (the fake's calls _lightsleep[0])
+    "    m._lightsleep[0] = lambda ms: sleep_ms(0x3FFFFFFF if ms is None else ms)\n" +
+    "    for n, l in (" + [...pinLevels].map(([n, l]) => "(" + n + ", " + l + "), ").join("") + "):\n" +
+    "        m.set_input(n, l)\n" +
     "_bridge_board()\n" +
     "del _bridge_board\n";
   if (implVersion !== null || implMpy !== null) {
@@ -507,10 +563,12 @@ async function boot(withBanner) {
     if (resets > 0) send("MPY: soft reboot\r\n");
     mp = await loadMicroPython({ heapsize: heap, linebuffer: false, stdout: vmOut, stderr: vmOut });
     copyIn(mp);
+    installFakes(mp);
     watchWrites(mp);
     dirty = false;
     enforceFlash(mp);
     watchOps(mp);
+    pinsPending = []; // (the new VM's pins start at pinLevels)
     mp.runPython(setupCode());
     let r = runFile("/boot.py");
     resetCause = 5; // SOFT_RESET from now on

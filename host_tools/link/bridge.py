@@ -17,6 +17,12 @@ to the first of: the board's wake-up, the armed deadman, the watchers' time.
 So a trial window, a settle time or a deadman passes in milliseconds, in the
 order it would on a board; code that computes (a hang) takes its real time,
 and without a watcher the board's time runs as the wall clock.
+
+The board's `machine` and `neopixel` are the project's fakes (host_tools/fakes,
+as the tests give them to the firmware), so the real firmware starts on it: its
+input pins idle released.  `set_pin(n, level)` / `press(n)` / `release(n)` (or
+"PIN n level" on the clock socket, from another process) change a pin's level;
+the board's program takes it at the end of its next sleep.
 """
 
 import argparse
@@ -80,6 +86,7 @@ class Bridge:
         self._stop = False
         self._ready = threading.Event()
         self._lock = threading.Lock()
+        self._pin_lock = threading.Lock()  # the wake pipe's fd while set_pin writes to it
         self.skew = 0.0  # ms: board time = CLOCK_MONOTONIC + skew (only grows)
         self.clock_path = self.port + ".clock"
         self._clock_srv = None
@@ -97,6 +104,7 @@ class Bridge:
         self.events = []  # (board time s, "booted" | "reset" | "deadman" | "armed")
         self.bytes_in = 0   # host -> board
         self.bytes_out = 0  # board -> host
+        self.pins = {}  # pin -> level set from here (the fake machine's inputs; the rest idle released)
 
     # -- the board's clock ----------------------------------------------------
     def now_ms(self):
@@ -157,6 +165,9 @@ class Bridge:
                     self._watcher_say(sock, "NOW")
             elif cmd and cmd[0] == "NOW":
                 self._watcher_say(sock, "NOW")
+            elif cmd and cmd[0] == "PIN" and len(cmd) == 3:
+                self.set_pin(int(cmd[1]), int(cmd[2]))
+                self._watcher_say(sock, "PIN")
 
     def _in_flight(self):
         """Bytes the board sent that no one has read yet."""
@@ -171,7 +182,7 @@ class Bridge:
         self.sleeping_until = None
         try:
             os.write(self._wake, ("WAKE %r\n" % self.skew).encode())
-        except OSError:
+        except (OSError, TypeError):  # (TypeError: no pipe, the board is resetting)
             pass
 
     def _next_event(self):
@@ -189,6 +200,35 @@ class Bridge:
         if gap > 0:
             self.skew += gap
             self.jumps += 1
+
+    # -- the board's pins (the fake `machine`'s inputs) -------------------------
+    def set_pin(self, pin, level):
+        """Drive input pin `pin` to `level` (0: a button pressed against its pull-up).
+        The board's program takes it at the end of its next sleep (a program that
+        never sleeps does not see it); it holds across resets until set again."""
+        level = 1 if level else 0
+        with self._pin_lock:
+            self.pins[pin] = level
+            if self._wake is not None:
+                try:
+                    os.write(self._wake, b"PIN %d %d\n" % (pin, level))
+                except OSError:  # the board is resetting: the new one starts with self.pins
+                    pass
+
+    def _close_wake(self):
+        with self._pin_lock:
+            if self._wake is not None:
+                try:
+                    os.close(self._wake)
+                except OSError:
+                    pass
+                self._wake = None
+
+    def press(self, pin):
+        self.set_pin(pin, 0)
+
+    def release(self, pin):
+        self.set_pin(pin, 1)
 
     # -- lifecycle ----------------------------------------------------------
     def start(self, timeout=20):
@@ -213,6 +253,10 @@ class Bridge:
         wake_r, wake_w = os.pipe()
         args = self.args + ["--control-fd", str(ctl_w), "--wake-fd", str(wake_r), "--skew", repr(self.skew)] \
             + (["--after-reset"] if after_reset else [])
+        with self._pin_lock:  # (a pin set from now on goes down the new pipe)
+            for pin, level in sorted(self.pins.items()):
+                args += ["--pin", "%d:%d" % (pin, level)]
+            self._wake = wake_w
         self.sleeping_until = None
         self.proc = subprocess.Popen(
             args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -221,7 +265,6 @@ class Bridge:
         os.close(ctl_w)
         os.close(wake_r)
         self._ctl = ctl_r
-        self._wake = wake_w
         self._ctl_buf = b""
 
     def _port_up(self):
@@ -264,7 +307,7 @@ class Bridge:
             except OSError:
                 pass
         os.close(self._ctl)
-        os.close(self._wake)
+        self._close_wake()
         self._port_down()
         self._watchers_wake("RESET")
         # Off for reset_off_s of board time; only a moment of it real, for
@@ -412,7 +455,7 @@ class Bridge:
             proc = self.proc
             try:
                 os.write(self._wake, b"STOP\n")  # a sleeping board saves and exits at once
-            except OSError:
+            except (OSError, TypeError):
                 pass
             try:
                 proc.stdin.close()  # end of input: the bridge saves and exits
@@ -445,11 +488,11 @@ class Bridge:
                 f.close()
             except OSError:
                 pass
-        for fd in (self._ctl, self._wake):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        try:
+            os.close(self._ctl)
+        except OSError:
+            pass
+        self._close_wake()
         for sock in list(self._watchers):
             self._watcher_gone(sock)
         if self._clock_srv is not None:

@@ -8,14 +8,21 @@ returns: the CPU is back at the search within a few tens of microseconds.  A pro
 picks it ("pixel_driver": "pio_dma"); modes/start.build imports this module only
 then, so a board on the bitstream never holds it."""
 
-WS2812_HZ = 8000000  # the state machine's clock: 10 cycles a bit (800 kbit/s)
-US_PER_BYTE = 10  # 8 bits of 1.25 us on the wire
+# The state machine's clock: 11 cycles a bit (1.32 us, 758 kbit/s).  A whole divider of
+# the system clock (15 at the RP2040's 125 MHz, 18 at the RP2350's 150 MHz): a fractional
+# one spaces the ticks 15 or 16 cycles apart, and 8 MHz (15 + 160/256) gave T0H 248 ns,
+# short of the WS2812B's 250.  Measured on the RP2040 model (host_tools/benches/chip_wave.py,
+# docs/BOARD.md): T0H 360, T1H 720, T0L 960, T1L 600 ns, within the WS2812B's and the
+# WS2812B-V5's limits alike (the bitstream driver's T1L, 432-512 ns, is short of the V5's).
+WS2812_HZ = 8333333
+US_PER_BYTE = 11  # 8 bits of 1.32 us on the wire (10.6 us)
 RESET_US = 300  # the line low this long ends a frame (WS2812B: above 280 us)
 
 
 def ws2812_program(rp2):
-    """The WS2812 bit timing as a PIO program (rp2.asm_pio): one bit per 10 cycles,
-    high 2 cycles for a 0 (250 ns) and 7 for a 1 (875 ns), the pin driven by side-set.
+    """The WS2812 bit timing as a PIO program (rp2.asm_pio): one bit per 11 cycles of
+    120 ns, high 3 cycles for a 0 (360 ns, then 8 low) and 6 for a 1 (720 ns, then 5
+    low), the pin driven by side-set.
     A byte written to the TX FIFO reaches every byte lane of the word (the bus
     replicates narrow IO writes), so with autopull at 8 bits, shifting left, each
     byte the DMA writes goes out whole, most significant bit first, as bitstream
@@ -27,11 +34,11 @@ def ws2812_program(rp2):
         # (asm_pio runs this with its instructions as the module's globals)
         wrap_target()  # type: ignore[name-defined]  # noqa: F821
         label("bit")  # type: ignore[name-defined]  # noqa: F821
-        out(x, 1).side(0)[2]  # type: ignore[name-defined]  # noqa: F821 - 3 cycles low
-        jmp(not_x, "zero").side(1)[1]  # type: ignore[name-defined]  # noqa: F821 - 2 cycles high
-        jmp("bit").side(1)[4]  # type: ignore[name-defined]  # noqa: F821 - a 1: 5 more high
+        out(x, 1).side(0)[4]  # type: ignore[name-defined]  # noqa: F821 - 5 cycles low
+        jmp(not_x, "zero").side(1)[2]  # type: ignore[name-defined]  # noqa: F821 - 3 cycles high
+        jmp("bit").side(1)[2]  # type: ignore[name-defined]  # noqa: F821 - a 1: 3 more high
         label("zero")  # type: ignore[name-defined]  # noqa: F821
-        nop().side(0)[4]  # type: ignore[name-defined]  # noqa: F821 - a 0: 5 more low
+        nop().side(0)[2]  # type: ignore[name-defined]  # noqa: F821 - a 0: 3 more low
         wrap()  # type: ignore[name-defined]  # noqa: F821
 
     return ws2812

@@ -7,6 +7,7 @@ store starts (docs/PLAYER_GUIDE.md "The menu").
   hold both stores ............................... back to the game in progress
 """
 
+import gc
 import sys
 
 from mancala.hw import pits as P
@@ -80,16 +81,41 @@ def need_engine(app, rules=None):
     app.engine = None  # the old one released before the new one is built
     if sys.implementation.name == "micropython":  # the board: the old variant's tables go
         keep_only(rules)  # (the PC keeps them: tests hold rule sets across boards)
-    try:
-        import gc
+    gc.collect()
+    seed = app.rng.next() & 0xFFFF
+    bits = app.profile["tt_bits"]
+    while True:
+        try:
+            app.engine = app.engine_cls(rules, tt_bits=bits, seed=seed)
+            break
+        except MemoryError:
+            # A fragmented heap, a smaller chip: a smaller table plays a little
+            # weaker, a board that does not start does not play at all
+            if bits <= MIN_TT_BITS:
+                raise
+            bits -= 1
+            gc.collect()
+    if bits != app.profile["tt_bits"]:
+        short(app, "memory: no room for the engine's table of 2**%d entries: it has 2**%d"
+              % (app.profile["tt_bits"], bits))
+    for opener in (open_tables, open_book):
+        try:
+            opener(app)
+        except MemoryError:
+            gc.collect()
+            short(app, "memory: no room for the %s: playing without it"
+                  % ("endgame table" if opener is open_tables else "opening book"))
 
-        gc.collect()
-    except ImportError:  # pragma: no cover
-        pass
-    app.engine = app.engine_cls(rules, tt_bits=app.profile["tt_bits"],
-                                  seed=app.rng.next() & 0xFFFF)
-    open_tables(app)
-    open_book(app)
+
+MIN_TT_BITS = 8  # the smallest table the engine is built with (256 entries, 1.5 KB)
+
+
+def short(app, why):
+    """The board starts with less than it wants (memory): said on the console and kept
+    for its start line (App.short)."""
+    app.log(why)
+    if why not in app.short:
+        app.short.append(why)
 
 
 def on_flash(app, opener, path, what):

@@ -21,10 +21,13 @@ from mancala.modes import (
     SENSOR_TEST,
 )
 from mancala.modes.menu import DEFAULTS, apply_settings, need_engine
+from mancala.modes.menu import short as menu_short
 from mancala.record import format_record
 from mancala.rules import MASK, N_STORE, S_STORE, SIDE, get_rules
 
 STORES = (1 << S_STORE) | (1 << N_STORE)
+MEMORY_CODE = 6  # the pits blink amber six times: started with a smaller engine table, or
+# without the endgame table or the book, for lack of memory (menu.short; PLAYER_GUIDE.md)
 
 
 def forget_boot_modules():
@@ -60,6 +63,11 @@ def start(app, storage, log):
         log("settings.json is corrupt: using the defaults")
         app.boot_codes.append(2)
     apply_settings(app)
+    try:  # (a measurement's switch: docs/BOARD.md, "Memory through the boot path")
+        storage.fs.open_read(storage.path("heap_watch")).close()
+        app.heap_watch = True
+    except (OSError, AttributeError):  # (AttributeError: a PC store without open_read)
+        pass
     # The session's long-lived buffers, allocated first, while the heap is whole,
     # and kept: one game history (each new or loaded game reuses it) and one
     # engine (rebuilt, the old one released first, only when the variant changes).
@@ -67,7 +75,12 @@ def start(app, storage, log):
     forget_boot_modules()
     release_room()  # they land in the room taken at the first import
     app.session_game = Game(rules)
+    for note in _notes:
+        menu_short(app, note)
+    del _notes[:]
     need_engine(app, rules)
+    if app.short:  # it starts with less than it wants: the pits say so at power-on
+        app.boot_codes.append(MEMORY_CODE)
     app.boot_game()
     if app.profile.get("battery"):
         from mancala.power import boot_note  # the board went dark on a low battery
@@ -253,14 +266,57 @@ def make_sensors(p, machine):
                         debounce_ms(p))
 
 
+def _hardware(p, machine, neopixel, clock, fs, engine_cls, log):
+    """The board's parts from its profile: (pixels, pits, storage, engine class)."""
+    sensors = make_sensors(p, machine)
+    if p.get("pixel_driver") == "pio_dma":  # (a bitstream board never imports it)
+        from mancala.hw.pio_chain import make_chain
+
+        np = make_chain(p, machine, neopixel, log=log)
+    else:
+        np = neopixel.NeoPixel(machine.Pin(p["led_pin"], machine.Pin.OUT), p["led_count"])
+    px = Pixels(np, p["leds"], p["led_count"], p["ma_per_channel"], p["idle_ma_per_led"],
+                p["current_limit_ma"], p["brightness_levels"])
+    if p.get("prefix_writes", True):  # (False: a chain that must be sent whole)
+        write_prefix = prefix_writer(np, machine)
+        if write_prefix is not None:
+            px.prefix_writes(write_prefix)
+    from mancala.search import native_module
+
+    kernels = native_module()
+    if kernels is not None:  # the buffer's loops in machine code (hw/pixels.py)
+        px.use_kernels(kernels.leds_fill2, kernels.leds_remap)
+    pits = P.Pits(sensors, clock)
+    if fs is None:
+        fs = S.OsFs()
+    if engine_cls is None:
+        from mancala.engine import Engine as engine_cls
+    return px, pits, S.Storage(fs), engine_cls
+
+
+# What build() and mancala.app.main learnt before the App existed (memory: the profile
+# unchecked, the room given up), handed to start() for the App's short list and its
+# power-on blink code
+_notes = []  # type: list
+
+
 def build(app_cls, profile, machine, neopixel, clock, fs=None, engine_cls=None, log=print,
-          seed=None, strict=False, fault=None):
+          seed=None, strict=False, fault=None, notes=()):
     """An `app_cls` (mancala.app.App, handed over by mancala.app.build: modes never
     import the app module) for `profile` on these `machine`/`neopixel` modules (or an
-    ErrorBoard; `fault`: main.py's safe state, the ErrorBoard with the LEDs lit)."""
+    ErrorBoard; `fault`: main.py's safe state, the ErrorBoard with the LEDs lit; `notes`:
+    what the board starts without, said again in its start line)."""
     status = None
+    unchecked = None
+    del _notes[:]
     try:
         errs = [profile["error"]] if "error" in profile else _validate(profile)
+    except MemoryError:
+        # The check is the PC's too (every shipped profile passes it in the tests);
+        # on a heap too small for its code the board starts with the profile as it is
+        # rather than not at all, and says so
+        errs = []
+        unchecked = "memory: no room to check the board profile: starting with it unchecked"
     except Exception as e:  # noqa: BLE001
         errs = ["the profile could not be checked: %r" % (e,)]
     st_pin = profile.get("status_led") if isinstance(profile, dict) else None
@@ -283,35 +339,17 @@ def build(app_cls, profile, machine, neopixel, clock, fs=None, engine_cls=None, 
             pass
         return ErrorBoard([fault], status, clock, log, np)
     try:
-        p = profile
-        sensors = make_sensors(p, machine)
-        if p.get("pixel_driver") == "pio_dma":  # (a bitstream board never imports it)
-            from mancala.hw.pio_chain import make_chain
-
-            np = make_chain(p, machine, neopixel, log=log)
-        else:
-            np = neopixel.NeoPixel(machine.Pin(p["led_pin"], machine.Pin.OUT), p["led_count"])
-        px = Pixels(np, p["leds"], p["led_count"], p["ma_per_channel"], p["idle_ma_per_led"],
-                    p["current_limit_ma"], p["brightness_levels"])
-        if p.get("prefix_writes", True):  # (False: a chain that must be sent whole)
-            write_prefix = prefix_writer(np, machine)
-            if write_prefix is not None:
-                px.prefix_writes(write_prefix)
-        from mancala.search import native_module
-
-        kernels = native_module()
-        if kernels is not None:  # the buffer's loops in machine code (hw/pixels.py)
-            px.use_kernels(kernels.leds_fill2, kernels.leds_remap)
-        pits = P.Pits(sensors, clock)
-        if fs is None:
-            fs = S.OsFs()
-        storage = S.Storage(fs)
-        if engine_cls is None:
-            from mancala.engine import Engine as engine_cls
+        px, pits, storage, engine_cls = _hardware(profile, machine, neopixel, clock, fs,
+                                                  engine_cls, log)
+    except MemoryError:
+        raise  # (mancala.app.main starts once more, without the room for the buffers)
     except Exception as e:  # noqa: BLE001 - a pin the port refuses, a missing module
         from mancala.modes.errors import ErrorBoard
 
         return ErrorBoard(["the hardware could not be set up: %r" % (e,)], status, clock, log)
+    if unchecked is not None:
+        _notes.append(unchecked)
+    _notes.extend(notes)
     app = app_cls(profile, pits, px, clock, storage, engine_cls, status, log, seed, strict)
     from mancala.idle import attach
 

@@ -8,9 +8,10 @@ PROFILE = {
     # S1..S6, Sstore, N1..N6, Nstore -> GP2..GP15 (Pico pins 4..20, one side of the board)
     "pit_pins": (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
     "led_pin": 22,
-    # The chain by bitstream until "pio_dma" (hw/pio_chain.py: no CPU time on the wire)
-    # has been seen lighting a real chain: its waveform is not verified (docs/BOARD.md)
-    "pixel_driver": "bitstream",
+    # The chain by PIO and DMA (hw/pio_chain.py): no CPU time on the wire, and its
+    # waveform within the WS2812B's and the V5's limits on the RP2040 model, where
+    # "bitstream"'s T1L is short of the V5's (docs/BOARD.md, "The chain's waveform")
+    "pixel_driver": "pio_dma",
     "led_count": 180,
     "leds": (
         (0, 12), (12, 12), (24, 12), (36, 12), (48, 12), (60, 12), (72, 18),

@@ -1,0 +1,126 @@
+"""What deploy installs starts and plays on the ESP32 (issue 42, items 1 and 3), on its
+stand-in: the MicroPython unix port powering on the flash `make deploy` lays out for
+an ESP32 (its 2 MiB "vfs" partition, littlefs as the esp32 port mounts it), through
+boot.py, main.py, the stage and the app from slot a, under a heap capped as the
+ESP32's is (host_tools/runners/unix_boot.py).  A person plays through the pins and
+the LED chain, in the app's own loop."""
+
+import os
+import shutil
+
+import pytest
+
+from host_tools.runners import mpunix, unix_boot
+
+pytestmark = pytest.mark.skipif(not mpunix.available(), reason="run `make setup`")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# coaching off (the person keeps every move), Master: the engine's table, the endgame
+# table, the book and the ponder's buffers all in use
+SETTINGS = {"variant": "kalah", "opponent": 4, "starter": 0, "coaching": 0, "hints": 3,
+            "brightness": 1, "quick": 0}
+STARTED = unix_boot.STARTED
+
+# The room (bytes of the heap above the harness's own, unix_boot.base_bytes(play=True))
+# where the board cannot have everything it wants and starts with less.  Found by a
+# scan (the working tree of issue 42's last round; this image; the virtual clock, so
+# each run is the same): `python -m host_tools.runners.unix_boot --scan 148:192:2 --play`
+# (N: the native engine, B: the bytecode, 11: its table 2**11, less: "started with less
+# memory"):
+#   148-174 KiB  no start: each start runs out of memory (the ESP32's room is
+#                1.35 x 110 = 148.5 KiB: the xfail above)
+#   176-180      B11-less: no room for the native module nor the endgame table (at 176
+#                a game against Strong ran out of memory saving a move)
+#   182-184      B11
+#   186-190      N11-less: everything, after a first start that ran out of room
+# The heap is cut into many holes there: the bands move with any change of what the
+# start allocates; scan again after one.
+ROOM_LESS = 180 * 1024
+@pytest.fixture(scope="module")
+def deployed(tmp_path_factory):
+    """(path of the flash image as deploy leaves it, version)."""
+    path = str(tmp_path_factory.mktemp("esp32") / "deployed.img")
+    version = unix_boot.write_image(path, profile="esp32", settings=SETTINGS)
+    return path, version
+
+
+def flash(deployed, tmp_path):
+    """A copy of the deployed flash to start (a start writes to it)."""
+    path = str(tmp_path / "flash.img")
+    shutil.copy(deployed[0], path)
+    return path
+
+
+def start_line(out):
+    m = unix_boot.START_LINE.search(out)
+    assert m, "no start line:\n" + out
+    return m
+
+
+@pytest.mark.xfail(strict=True, reason="the firmware's code does not fit an ESP32 without "
+                   "PSRAM: it needs ~176 KiB of this build's room to start with less and "
+                   "~188 KiB for everything, the ESP32's is 148.5 KiB (docs/BOARD.md, "
+                   "'Memory through the boot path'); strict: passes once it fits")
+def test_the_deployed_esp32_flash_starts_under_the_esp32s_heap(deployed, tmp_path):
+    """Item 1: boot.py, main.py, the stage, the app, under the cap that stands for an
+    ESP32's heap (session.py's: base + RATIO_64 x free_32), on trial and confirmed."""
+    path = flash(deployed, tmp_path)
+    cap, base, free32 = unix_boot.cap_for(path)
+    r = unix_boot.start(path, cap, until=STARTED, timeout=30)
+    heads = "cap %d B (harness %d B + 1.35 x %d KB)" % (cap, base, free32 // 1024)
+    assert "Traceback" not in r.out and "not usable" not in r.out, heads + "\n" + r.out
+    assert "main: running %s (slot a, on trial: start 1 of 3)" % deployed[1] in r.out, r.out
+    m = start_line(r.out)
+    print("%s: %s" % (heads, m.group(0)))
+    assert m.group(1) == "esp32"
+    assert "main: confirmed slot a (%s)" % deployed[1] in r.out, r.out
+
+
+# against Strong (a fixed 250-node search) and against Master (its think's deadline on
+# the virtual clock; the ponder's buffers), on the bytecode engine the board is left with
+@pytest.mark.parametrize("level", [3, 4], ids=["strong", "master"])
+def test_a_heap_too_small_for_everything_starts_with_less_and_plays_a_game(
+        deployed, tmp_path, level):
+    """Item 3: a heap below what the full set needs (ROOM_LESS): the board starts with
+    less, says so on its console and in its start line, confirms, and a person plays a
+    whole game to its end."""
+    path = str(tmp_path / "flash.img")
+    version = unix_boot.write_image(path, profile="esp32", settings=dict(SETTINGS, opponent=level))
+    assert version == deployed[1]
+    base = unix_boot.base_bytes(path, play=True)
+    r = unix_boot.start(path, base + ROOM_LESS, play=True, timeout=120)
+    m = start_line(r.out)
+    print("cap %d B (harness %d B + %d KB): %s" % (base + ROOM_LESS, base, ROOM_LESS // 1024,
+                                                  m.group(0)))
+    assert m.group(4), m.group(0)  # started with less memory: ...
+    assert "memory: no room for" in r.out
+    assert "main: confirmed slot a (%s)" % version in r.out, r.out
+    assert "person: the game is over" in r.out, r.out
+    assert "Traceback" not in r.out and "MemoryError" not in r.out.replace(
+        m.group(0), ""), r.out
+    assert r.rc == unix_boot.UNPLUGGED_CODE, r
+
+
+def test_a_native_module_for_another_cpu_starts_on_the_bytecode_and_says_why(tmp_path):
+    """A native.mpy the unix port's CPU cannot load (built for the ESP32's xtensawin,
+    its manifest made to match, so the stage's hash check passes it), in a heap with
+    room for everything: the board starts on the bytecode engine, says why, and plays."""
+    import subprocess
+
+    from host_tools.link import deploy_plan
+
+    src = os.path.join(ROOT, "firmware", "mancala", "native.py")
+    foreign = tmp_path / "native.mpy"
+    subprocess.run([deploy_plan._mpy_cross_binary(3), "-march=xtensawin", "-o", str(foreign),
+                    "-s", "mancala/native.py", src], check=True)
+
+    def patch(files):
+        files["mancala/native.mpy"] = foreign.read_bytes()
+
+    path = str(tmp_path / "flash.img")
+    unix_boot.write_image(path, profile="esp32", settings=dict(SETTINGS, opponent=2),
+                          patch=patch)
+    r = unix_boot.start(path, 512 * 1024, play=True, timeout=60)
+    m = start_line(r.out)
+    assert m.group(2).startswith("bytecode (mancala.native failed to import: ValueError: "
+                                 "incompatible .mpy"), m.group(0)
+    assert "main: confirmed slot a" in r.out and "person: the game is over" in r.out, r.out
