@@ -127,7 +127,12 @@ def test_a_foreign_native_mpy_plays_on_the_bytecode_and_says_why(tmp_path):
         out = started(board)
         board.tap("NS")
         board.run(400)
-        assert board.play_move(0) == 4
+        board.play_move(0)  # S1's four stones, as the guide lights them
+        pos = get_rules("kalah").start(0)
+        get_rules("kalah").move(pos, 0)
+        shown = board.counts()  # (North's chosen pit may blink instead of its count)
+        assert all(c is None or c == pos[i] for i, c in enumerate(shown)), shown
+        assert shown[:7] == list(pos[:7]), shown
     assert re.search(r"engine bytecode \(mancala\.native failed to import: ValueError: "
                      r"incompatible \.mpy", out), out
 

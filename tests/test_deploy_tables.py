@@ -73,12 +73,16 @@ def test_tables_sent_once_checked_and_left_by_code_updates(board, tmp_path):
 
 
 def test_a_table_not_built_is_said_and_left_out(board, tmp_path):
+    # (and a table an older plan sent, of a variant this plan leaves out, goes)
+    bridge_write(board, "/tables/ranok.tb", b"an older plan's table")
     with said() as out:
         r = deploy.deploy(board.port, trial_seconds=TRIAL, src=make_app(tmp_path / "1", "1.0"),
                           out=out, tables_dir=str(tmp_path / "none"), tables_for={"kalah": 9})
     assert r["tables"] == ["kalah.book"] and r["confirmed"]  # the book is committed
     assert "kalah-9.tb is not built (make tablebase)" in out.getvalue()
     assert not os.path.exists(on_board(board, "kalah.tb"))
+    assert "tables: removed ranok.tb (not in this board's plan)" in out.getvalue()
+    assert not os.path.exists(on_board(board, "ranok.tb"))
 
 
 def bridge_write(board, path, data):

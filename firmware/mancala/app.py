@@ -107,7 +107,7 @@ class App:
     LONG_SLICE_MS = 400
     SETTLES = 6  # pit readings inside one long slice at most (settle_pits)
     # The search budgets are the engine's, set for the CPU it runs on (the machine-code
-    # kernels search ~15x the bytecode's nodes: engine.NATIVE_BUDGETS); a number here
+    # kernels search ~11x the bytecode's nodes: engine.NATIVE_BUDGETS); a number here
     # overrides one (tests), None takes the engine's.
     COACH_NODES = None  # nodes the coach spends grading a move (None: engine.grade_nodes)
     LED_TEST_STEP_MS = 600
@@ -242,6 +242,17 @@ class App:
         boot_game(self)
 
     def save_game(self):
+        try:
+            self._save_game()
+        except MemoryError as e:
+            # (no room for the record's text on a heap in pieces: the game goes on in
+            # memory, whole, and the next move's save writes it all; a power cut before
+            # then loses the moves since the last save, as with a full flash)
+            gc.collect()
+            self.log("memory: no room to save the game now (%r): it goes on in memory, "
+                     "saved at the next move" % (e,))
+
+    def _save_game(self):
         m = self.meta
         rec = format_record(self.game)
         if self.game.over and self.store.archived(m["number"], rec) < 0:

@@ -74,8 +74,10 @@ def level_noise(rules, li):
     return t[1][li] if t else LEVEL_NOISE[li]
 
 
-# The machine-code kernels (mancala.native) search 13-17x the nodes of the bytecode
-# on an RP2040 (docs/ENGINE.md, "Native kernels": measured on the RP2040 model).  Per
+# The machine-code kernels (mancala.native) search 10.2-12.5x the nodes of the bytecode
+# on an RP2040 in Master's 2 s think (docs/ENGINE.md, "Native kernels": both measured in
+# one run on the RP2040 model, through the board's real start; kalah 41,285 against
+# 3,329 at ply 2).  Per
 # CPU they run on (sys.implementation._mpy >> 10 names it): Master's node budget per
 # variant (what it searches in MASTER_MS: its level's budget, the board's node cap),
 # the coach's grading budget and the pondering cap.  A CPU without an entry (the unix
@@ -100,7 +102,7 @@ NATIVE_BUDGETS = {
 NATIVE_BUDGETS["armv7emsp"] = NATIVE_BUDGETS["armv6m"]
 NATIVE_BUDGETS["xtensawin"] = NATIVE_BUDGETS["armv6m"]
 # step_for's chunk (nodes between clock reads) is in bytecode nodes: a native node
-# costs about 1/15 of one, so the kernel's chunk is this many times longer (same ms).
+# costs about 1/11 of one, so the kernel's chunk is this many times longer (same ms).
 KERNEL_CHUNK = 8
 
 

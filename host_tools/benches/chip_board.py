@@ -135,24 +135,26 @@ class ChipBoard:
         """Carry out a guided sowing: tap each pit the guide lights until it lights
         none for `quiet_ms`; returns the stones dropped."""
         dropped = quiet = 0
+        last = None
         while quiet < quiet_ms and dropped < limit:
             t = self.target()
-            if t is None:
+            if t is None or (t == last and quiet < 1000):
+                # (no guide light, or still the one just tapped: the board has not
+                # drawn the next yet; two stones in a row never go to one pit)
                 self.run(60)
                 quiet += 60
                 continue
             self.tap(PIT_NAMES[t], hold_ms=100, after_ms=120)
+            last = t
             dropped += 1
             quiet = 0
         return dropped
 
-    def play_move(self, pit, stones=None):
-        """A move carried out: tap board index `pit`, then sow its stones (`stones`, or
-        the count its LEDs show) as the guide lights them."""
-        if stones is None:
-            stones = self.counts()[pit]
+    def play_move(self, pit):
+        """A move carried out: tap board index `pit`, then every pit the guide lights
+        (the stones one by one, a capture's too) until it lights none; returns the taps."""
         self.tap(PIT_NAMES[pit], hold_ms=100, after_ms=200)
-        return self.sow(limit=stones)
+        return self.sow()
 
     def shown(self):
         """(counts, backgrounds) a person reads off the newest frame (pixels_read)."""

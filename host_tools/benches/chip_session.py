@@ -55,11 +55,12 @@ def _wait(board, test, ms, step=100):
 
 
 def computer_pit(board):
-    """The pit Master blinks in its colour (its count not shown), or None."""
+    """The pit Master blinks in its colour (its count not shown), or None.  (North's
+    row only: a store may light in a side's colour, an extra turn's or a capture's.)"""
     counts, bgs = board.shown()
     if counts is None:
         return None
-    for i in range(14):
+    for i in range(7, 13):
         if counts[i] is None and bgs[i] in ("south", "north"):
             return i
     return None
@@ -98,7 +99,7 @@ def play_game(board, variant, seed, cut_at=None, restart=None, out=sys.stderr):
             if p is None:
                 raise ChipBenchError("ply %d: no move of Master's shown: %r" % (plies, board.shown()))
             pit = p - 7
-            board.play_move(p, ref[p])
+            board.play_move(p)
         flags = rules.move(ref, pit)
         plies += 1
         out.write("  ply %d: %s %s (chip %.1f s)\n" % (plies, "S" if side == 0 else "N", pit + 1,

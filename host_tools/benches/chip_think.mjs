@@ -75,90 +75,11 @@ function fail(why, extra = {}) {
 const modelUrl = (...p) => pathToFileURL(path.join(path.resolve(opt.model), ...p)).href;
 const { Board } = await import(modelUrl('board.mjs'));
 const { RPPIO, StateMachine } = await import(modelUrl('node_modules', 'rp2040js', 'dist', 'esm', 'index.js'));
+const { clockPioInChipTime } = await import('./pio_clock.mjs');
 
-// --- the PIO clocked in emulated time (this process only) ---------------------------
-// As chip_wave.mjs clocks it (its header; copied here, the same rules): each enabled
-// state machine ticks at its clock divider's pulses (tick k at system cycle
-// t0 + floor(k * (INT*256 + FRAC) / 256)), an instruction takes its tick and its delay
-// the next n ticks, a machine stalled on an empty TX FIFO is not ticked until the FIFO
-// is written.  rp2040js 1.4.1 runs a PIO 1,000 instructions per turn of the host's
-// event loop with no delays: its WS2812 frames then have no times worth reading.
-const NS = 8; // a system cycle at 125 MHz
-const WAIT_TX = new Set([3, 5]); // WaitType.txFIFO, WaitType.Out (rp2040js pio.js)
-const divOf = (m) => (m.clockDivInt || 65536) * 256 + m.clockDivFrac;
-const nextCycle = (w) => w.t0 + Math.floor((w.k * w.div) / 256);
-const idle = (m) => m.waiting && WAIT_TX.has(m.waitType) && m.txFIFO.empty && m.wv.delay === 0;
-function schedulePio(pio) {
-  const now = Math.ceil(pio.rp2040.clock.nanos / NS);
-  let best = Infinity;
-  for (const m of pio.machines) {
-    if (!m.enabled || !m.wv || idle(m)) continue;
-    const w = m.wv;
-    if (nextCycle(w) < now) w.k = Math.ceil(((now - w.t0) * 256) / w.div); // (it idled)
-    best = Math.min(best, nextCycle(w));
-  }
-  if (best === Infinity) pio.wvAlarm.cancel();
-  else pio.wvAlarm.schedule(best * NS - pio.rp2040.clock.nanos);
-}
-function kickPio(pio) {
-  if (!pio.wvAlarm) pio.wvAlarm = pio.rp2040.clock.createAlarm(() => tickPio(pio));
-  const now = Math.ceil(pio.rp2040.clock.nanos / NS);
-  for (const m of pio.machines) {
-    if (!m.enabled) {
-      m.wv = null;
-      continue;
-    }
-    const div = divOf(m);
-    if (!m.wv || m.wv.div !== div) m.wv = { t0: now, k: 0, div, delay: 0, seen: m.cycles };
-  }
-  schedulePio(pio);
-}
-function tickMachine(m) {
-  const w = m.wv;
-  if (m.cycles !== w.seen) { // a FIFO write ended the stall between ticks
-    w.delay = m.cycles - w.seen;
-    w.seen = m.cycles;
-    return;
-  }
-  if (w.delay > 0) {
-    w.delay--;
-    return;
-  }
-  const wasWaiting = m.waiting;
-  m.step();
-  const d = m.cycles - w.seen;
-  w.seen = m.cycles;
-  if (m.waiting) w.delay = 0; // stalled
-  else if (wasWaiting) w.delay = d; // the stall ended: its delay
-  else w.delay = Math.max(0, d - 1); // its cycle, then its delay
-}
-function tickPio(pio) {
-  const now = Math.round(pio.rp2040.clock.nanos / NS);
-  for (const m of pio.machines) {
-    if (m.enabled && m.wv && !idle(m) && nextCycle(m.wv) === now) {
-      tickMachine(m);
-      m.wv.k++;
-    }
-  }
-  pio.checkChangedPins();
-  schedulePio(pio);
-}
-RPPIO.prototype.run = function () { kickPio(this); };
-RPPIO.prototype.stop = function () {
-  for (const m of this.machines) m.enabled = false;
-  this.stopped = true;
-  if (this.wvAlarm) this.wvAlarm.cancel();
-};
-const pioWrite = RPPIO.prototype.writeUint32;
-RPPIO.prototype.writeUint32 = function (offset, value) {
-  pioWrite.call(this, offset, value);
-  kickPio(this);
-};
-const fifoWrite = StateMachine.prototype.writeFIFO;
-StateMachine.prototype.writeFIFO = function (value) {
-  fifoWrite.call(this, value);
-  if (this.pio.wvAlarm || this.enabled) kickPio(this.pio);
-};
+// The PIO clocked in the chip's time (pio_clock.mjs): rp2040js alone runs it in the
+// host's, and the PIO chain's WS2812 frames then have no times worth reading.
+clockPioInChipTime(RPPIO, StateMachine);
 
 if (!fs.existsSync(opt.flash)) fail('no flash image ' + opt.flash);
 const b = new Board({ uf2: path.join(path.resolve(opt.model), 'firmware.uf2'), flashImage: opt.flash });

@@ -88,6 +88,16 @@ def sync_tables(board, info, rep, plan, tables_dir, free):
     sent = []
     if not plan:
         return sent
+    # Tables and books of variants this board's plan no longer names (an older plan's,
+    # docs/TABLEBASE.md): their room goes back to the slots and the player's data
+    stale = sorted(n[2:] for n in info["files"] if n.startswith("t/")
+                   and n.endswith((".tb", ".book")) and n[2:].rsplit(".", 1)[0] not in plan)
+    if stale:
+        board.exec(board_transport.BOARD_FS)
+        board.exec("for p in %r:\n _rm(p)" % (["/tables/" + n for n in stale],))
+        rep.say("tables: removed %s (not in this board's plan)" % ", ".join(stale))
+        if free >= 0:
+            free += sum(deploy_plan.blocks(info["files"]["t/" + n][1]) * BLOCK for n in stale)
     todo = []
     for variant, seeds in sorted(plan.items()):
         path = tablebase.built_path(variant, seeds, tables_dir)
