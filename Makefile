@@ -31,6 +31,8 @@ $(STAMP): $(PLAY_STAMP)
 	touch $@
 
 $(MPVM): package.json package-lock.json
+	@command -v npm >/dev/null 2>&1 || { echo "error: the MicroPython WebAssembly VM comes from npm:" \
+	  "install node and npm (Debian: apt-get install nodejs npm), then run make again" >&2; exit 1; }
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
@@ -40,7 +42,9 @@ play: setup-play
 # The whole suite: lint, type check against device stubs, mpy-cross, pytest
 # (CPython and the MicroPython VM). Kept under 4 minutes on 2 cores: the
 # exhaustive sweeps it samples run in `make test-long` (mk/test_long.mk).
-test: setup lint typecheck compile
+# web-deps first (mk/web.mk): as root with apt-get it installs the browser tests'
+# system packages, and says so before anything else (WEB_DEPS=no: none).
+test: web-deps setup lint typecheck compile
 	$(VENV)/bin/pytest -q -n $(JOBS) $(PYTEST_ARGS)
 
 lint: setup

@@ -3,8 +3,9 @@
 #               (PROFILE= writes /data/board.txt first: bring-up, hardware/bringup.md)
 #   make pull-games [PORT=...] [GAMES=games]
 #   make analyse REC=games/g00001.txt [NODES=100000] [HTML=report.html] [PNG=graph.png]
-#   make flash-pico UF2=RPI_PICO-....uf2 [DRIVE=/media/me/RPI-RP2]
-#   make flash-esp32 BIN=ESP32_GENERIC-....bin PORT=/dev/ttyUSB0 [CHIP=esp32]
+#   make flash-pico UF2=RPI_PICO-....uf2 [DRIVE=/media/me/RPI-RP2] [FORCE=1]
+#   make flash-esp32 BIN=ESP32_GENERIC-....bin PORT=/dev/ttyUSB0 [CHIP=esp32] [FORCE=1]
+#               (FORCE=1: a MicroPython version outside the supported ones)
 #   make deploy-emulated      deploy to an emulated board (build/emulated-board)
 #   make deploy-measure       full and one-file update times on an emulated board
 #   make emulated-board       run an emulated board on a pty (prints its port)
@@ -26,11 +27,11 @@ analyse: setup
 
 flash-pico: setup
 	@test -n "$(UF2)" || { echo "error: give the UF2 file: make flash-pico UF2=RPI_PICO-20251209-v1.27.0.uf2"; exit 2; }
-	$(PY) -m host_tools.link.flash_micropython pico --uf2 $(UF2) $(if $(DRIVE),--drive $(DRIVE))
+	MANCALA_PORT_SPELLING=make $(PY) -m host_tools.link.flash_micropython pico --uf2 $(UF2) $(if $(DRIVE),--drive $(DRIVE)) $(if $(FORCE),--force)
 
 flash-esp32: setup
 	@test -n "$(BIN)" || { echo "error: give the firmware: make flash-esp32 BIN=ESP32_GENERIC-20251209-v1.27.0.bin PORT=/dev/ttyUSB0"; exit 2; }
-	$(PY) -m host_tools.link.flash_micropython esp32 --bin $(BIN) --chip $(CHIP) $(if $(PORT),--port $(PORT))
+	MANCALA_PORT_SPELLING=make $(PY) -m host_tools.link.flash_micropython esp32 --bin $(BIN) --chip $(CHIP) $(if $(PORT),--port $(PORT)) $(if $(FORCE),--force)
 
 deploy-emulated: setup
 	$(PY) -m host_tools.link.deploy_emulated --src $(SRC)

@@ -23,7 +23,8 @@ def pytest_configure(config):
 # The modules whose tests take longest (pytest --durations), first: pytest-xdist
 # hands tests out in this order, so the two workers do not end with one of them
 # alone on a 30 s test.  A module not listed keeps its place after these.
-SLOWEST_FIRST = ("test_web_board", "test_unix_session", "test_engine_grades", "test_engine",
+SLOWEST_FIRST = ("test_chip_boot", "test_web_board", "test_unix_session", "test_deploy_emulated_real",
+                 "test_chip_wave", "test_engine_grades", "test_engine",
                  "test_board_play", "test_update_trial", "test_boot_state", "test_deploy",
                  "test_board_games", "test_board_faults", "test_mpvm_board", "test_tablebase",
                  "test_puzzles", "test_board_persist", "test_update_flash", "test_deploy_tables")

@@ -19,6 +19,8 @@ pytestmark = pytest.mark.skipif(MODEL is None, reason="no RP2040 model (../share
                                 "the chip tier runs where a copy of shared/ lies beside the clone")
 
 
+# make test-long (make test checks the shipped driver's widths in test_chip_boot.py's start)
+@pytest.mark.long
 def test_the_shipped_chain_driver_meets_the_ws2812b_datasheet_on_the_model():
     driver = profiles.load("pico_buttons").get("pixel_driver", "bitstream")
     # (the board measured stands for every RP2040 profile: they ship the same driver)

@@ -5,9 +5,19 @@ checked against the rules core after every move, a reload resumes the game."""
 import time
 
 import pytest
-from web_helpers import click_pit, drawn, load, settle, site, wait_for  # noqa: F401
+from web_helpers import (  # noqa: F401
+    click_pit,
+    drawn,
+    load,
+    settle,
+    site,
+    skip_module_without_browser,
+    wait_for,
+)
 
 from mancala.rules import MASK, SIDE, get_rules
+
+skip_module_without_browser()  # where Chromium is missing: one line for the module
 
 WAITING = ("boot", "think", "anim", "grade")
 

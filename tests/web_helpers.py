@@ -1,8 +1,10 @@
 """Shared by the browser tests: the page served from a fresh build, a headless
 Chromium, and reading back what the page drew.
 
-Where Chromium cannot be had the tests are skipped with the reason; under CI
-(CI set) that is a failure instead: there the Makefile has installed it.
+Where Chromium cannot be had the tests are skipped with the reason and how to get
+it, in one line for all of them (one place raises every such skip, so pytest folds them;
+a module of browser tests only is skipped whole at collection); under CI (CI set) that
+is a failure instead: there the Makefile has installed it.
 """
 
 import os
@@ -12,8 +14,13 @@ import pytest
 
 from host_tools.runners import mpvm
 from host_tools.simulators import web_serve
-from host_tools.simulators.web_browser import BrowserMissing, open_browser
+from host_tools.simulators.web_browser import BrowserMissing, find, open_browser
 from mancala.hw.pixels_read import decode
+
+
+def _skip(e):
+    # the one line of every browser test skipped (the same line of code: pytest folds them)
+    pytest.skip("browser tests skipped: %s" % e, allow_module_level=True)
 
 
 def browser_or_skip(width=1100, height=900):
@@ -22,7 +29,18 @@ def browser_or_skip(width=1100, height=900):
     except BrowserMissing as e:
         if os.environ.get("CI"):
             pytest.fail("CI must run the browser tests: %s" % e)
-        pytest.skip(str(e))
+        _skip(e)
+
+
+def skip_module_without_browser():
+    """At the top of a module of browser tests only: skip it whole where no Chromium is
+    installed (not under CI: there each test fails with the reason)."""
+    if os.environ.get("CI"):
+        return
+    try:
+        find()
+    except BrowserMissing as e:
+        _skip(e)
 
 
 @pytest.fixture(scope="module")

@@ -33,12 +33,13 @@ HEAP_RE = re.compile(r"(start: [^\r\n]*|heap: [^\r\n]*)")
 NUM_RE = re.compile(r"heap (\d+) KB free, largest block (\d+) KB")
 
 
-def image(variant, profile="pico_buttons", extra=None):
+def image(variant, profile="pico_buttons", extra=None, heap_watch=True):
     files, version = flash_image.board_files(profile=profile)
     files["/data/settings.json"] = encode(
         {"variant": variant, "opponent": 4, "starter": 0, "coaching": 0, "hints": 3,
          "brightness": 1, "quick": 0}).encode()
-    files["/data/heap_watch"] = b"1"
+    if heap_watch:
+        files["/data/heap_watch"] = b"1"
     files.update(extra or {})
     return flash_image.littlefs_image(files), version
 
@@ -112,8 +113,8 @@ def play_game(board, variant, seed, cut_at=None, restart=None, out=sys.stderr):
     raise ChipBenchError("the game did not end in 300 plies")
 
 
-def session(model, games=4, variant="kalah", cut_at=9, out=sys.stderr):
-    img, version = image(variant)
+def session(model, games=4, variant="kalah", cut_at=9, out=sys.stderr, heap_watch=True):
+    img, version = image(variant, heap_watch=heap_watch)
     board = ChipBoard(model, img, "pico_buttons", watch_alloc=True)
     results = {"version": version, "games": [], "cut": None}
     try:
@@ -168,13 +169,16 @@ def main(argv=None):
     ap.add_argument("--variant", default="kalah")
     ap.add_argument("--cut-at", type=int, default=9)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--no-heap-watch", action="store_true",
+                    help="no /data/heap_watch: the allocations watched are the firmware's "
+                    "alone (the heap's reports find the largest block by allocating)")
     a = ap.parse_args(argv)
     model = a.model or model_folder()
     if model is None:
         print("chip_session: no RP2040 model (../shared/picobox, or give its folder)")
         return 2
     try:
-        r = session(model, a.games, a.variant, a.cut_at)
+        r = session(model, a.games, a.variant, a.cut_at, heap_watch=not a.no_heap_watch)
     except ChipBenchError as e:
         print("chip_session: %s" % e)
         return 2

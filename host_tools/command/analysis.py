@@ -9,7 +9,14 @@ import os
 import sys
 import time
 
-from host_tools.command.cli import Parser, UsageError, int_type, printable, stdin_lines
+from host_tools.command.cli import (
+    Parser,
+    SetupError,
+    UsageError,
+    int_type,
+    printable,
+    stdin_lines,
+)
 from host_tools.command.match import MAX_NODES, board_engine, seed_type
 from mancala.engine import LEVELS, Engine
 from mancala.game import Game
@@ -274,6 +281,13 @@ def bench_main(argv):
     p.add_argument("--no-vm", action="store_true", help="CPython only")
     p.add_argument("--engine-only", action="store_true", help="skip the rules core part")
     a = p.parse_args(argv)
+    if not a.no_vm:
+        from host_tools.runners import mpvm
+
+        if not mpvm.available():  # said before the CPython part, not after it
+            raise SetupError("the MicroPython VM is not installed (`make play` leaves it "
+                             "out): run `make setup`, or `mancala bench --no-vm` for "
+                             "CPython only")
     if not a.engine_only:
         try:  # the rules core (moves/s, perft(6)) against the plain rules: the rules area
             from host_tools.benches import rules_bench

@@ -28,6 +28,12 @@ class UsageError(ValueError):
     """A bad command line or input: `mancala NAME: error: MESSAGE`, exit status 2."""
 
 
+class SetupError(RuntimeError):
+    """A part of the set-up is missing (the MicroPython VM, OpenSpiel: `make play` installs
+    only what playing needs): `mancala NAME: error: MESSAGE` saying what to run, exit
+    status 1, as for any failure outside the command line."""
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with its errors as one UsageError line (no usage block)."""
 
@@ -65,13 +71,41 @@ def int_type(what, low, high):
     return parse
 
 
+def _decoded(raw):
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def split_lines(chunks):
+    """The lines of a stream of byte chunks, without their line ends; a line that is
+    not UTF-8 is None.  CR, LF and CR LF each end a line (a serial terminal's Enter
+    sends a bare CR).  A line ended by a CR is given at once, before the next read (a
+    terminal waits for the answer); an LF that then opens the next chunk completes
+    that CR LF, it is no empty line."""
+    rest = b""
+    after_cr = False
+    for chunk in chunks:
+        if not chunk:
+            continue
+        if after_cr and chunk[:1] == b"\n":
+            chunk = chunk[1:]
+        after_cr = chunk[-1:] == b"\r"
+        *whole, rest = (rest + chunk).replace(b"\r\n", b"\n").replace(b"\r", b"\n") \
+            .split(b"\n")
+        for raw in whole:
+            yield _decoded(raw)
+    if rest:
+        yield _decoded(rest)
+
+
 def stdin_lines():
-    """stdin's lines without their line ends; a line that is not UTF-8 is None."""
-    for raw in sys.stdin.buffer:
-        try:
-            yield raw.decode("utf-8").rstrip("\r\n")
-        except UnicodeDecodeError:
-            yield None
+    """stdin's lines without their line ends (CR, LF or CR LF: split_lines); a line
+    that is not UTF-8 is None."""
+    buf = sys.stdin.buffer
+    read = getattr(buf, "read1", None) or buf.read  # read1: what has come, no waiting
+    yield from split_lines(iter(lambda: read(65536), b""))
 
 
 def run_command(name, fn, argv):
@@ -83,6 +117,9 @@ def run_command(name, fn, argv):
     except (NotationError, UsageError) as e:
         print("mancala %s: error: %s" % (name, printable(e)), file=sys.stderr)
         return 2
+    except SetupError as e:
+        print("mancala %s: error: %s" % (name, printable(e)), file=sys.stderr)
+        return 1
     except OSError as e:
         if isinstance(e, BrokenPipeError):
             return 0
@@ -259,13 +296,17 @@ engine:  engine                        the engine's line protocol (docs/ENGINE.m
 board:   sim [--headless]              the simulated board (make play)
          deploy | pull | analyse RECORD|FILE|- | flash   update a board, grade its games
 Every error is one line on stderr, `mancala COMMAND: error: ...`; the exit status is
-2 for bad input, 1 for an outside failure (a file, a board), 0 otherwise.
+2 for bad input, 1 for an outside failure (a file, a board, a part of the set-up
+`make setup` installs), 0 otherwise.
 Run `mancala COMMAND --help` for a command's options."""
 
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] in ("-h", "--help", "help"):
+    if not argv:  # no command: a usage error (stderr, 2), as any other
+        print(HELP, file=sys.stderr)
+        return 2
+    if argv[0] in ("-h", "--help", "help"):
         print(HELP)
         return 0
     name, rest = argv[0], argv[1:]

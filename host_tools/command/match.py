@@ -10,7 +10,14 @@ import os
 import sys
 import time
 
-from host_tools.command.cli import Parser, UsageError, bounded, int_type, printable
+from host_tools.command.cli import (
+    Parser,
+    SetupError,
+    UsageError,
+    bounded,
+    int_type,
+    printable,
+)
 from mancala.engine import LEVELS, Engine
 from mancala.game import Game
 from mancala.rules import N_STORE, S_STORE, SIDE, get_rules
@@ -353,6 +360,12 @@ def match_main(argv):
     for spec in (parse_player(a.a), parse_player(a.b)):
         if spec[0] == "mcts" and a.variant not in ("kalah", "oware"):
             raise UsageError("openspiel-mcts plays kalah (4 seeds) and oware only")
+    if "mcts" in (parse_player(a.a)[0], parse_player(a.b)[0]):
+        try:  # here, before the workers: each would fail in its own traceback
+            import pyspiel  # noqa: F401
+        except ImportError:
+            raise SetupError("openspiel-mcts needs OpenSpiel (pyspiel), which `make play` "
+                             "leaves out: run `make setup`") from None
     if a.log:
         try:
             open(a.log, "a").close()

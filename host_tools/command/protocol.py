@@ -5,7 +5,14 @@ import queue
 import sys
 import threading
 
-from host_tools.command.cli import Parser, UsageError, bounded, printable, stdin_lines
+from host_tools.command.cli import (
+    Parser,
+    UsageError,
+    bounded,
+    printable,
+    split_lines,
+    stdin_lines,
+)
 from host_tools.command.match import MAX_MOVETIME_MS, MAX_NODES, board_engine, seed_type
 from mancala.engine import GRADES, LEVELS
 from mancala.game import Game
@@ -199,32 +206,24 @@ def _protocol_int(what, text, low, high):
 
 
 def fd_lines(fd):
-    """The lines of file descriptor `fd` without their line ends (None: a line that is
-    not UTF-8), read with os.read.  The protocol's reader thread blocks here while a
-    search runs; blocked in sys.stdin's buffered read instead it would hold that
-    buffer's lock, and the interpreter's exit (quit, Ctrl-C) aborts on it: "Fatal
-    Python error: _enter_buffered_busy: could not acquire lock for <stdin> ... daemon
-    threads", exit status 134."""
-    rest = b""
+    """The lines of file descriptor `fd` without their line ends (CR, LF or CR LF:
+    cli.split_lines; None: a line that is not UTF-8), read with os.read.  The
+    protocol's reader thread blocks here while a search runs; blocked in sys.stdin's
+    buffered read instead it would hold that buffer's lock, and the interpreter's exit
+    (quit, Ctrl-C) aborts on it: "Fatal Python error: _enter_buffered_busy: could not
+    acquire lock for <stdin> ... daemon threads", exit status 134."""
+    return split_lines(_fd_chunks(fd))
+
+
+def _fd_chunks(fd):
     while True:
         try:
             chunk = os.read(fd, 65536)
         except OSError:  # stdin closed under us: as the end of input
             chunk = b""
         if not chunk:
-            break
-        *whole, rest = (rest + chunk).split(b"\n")
-        for raw in whole:
-            yield _decoded(raw)
-    if rest:
-        yield _decoded(rest)
-
-
-def _decoded(raw):
-    try:
-        return raw.decode("utf-8").rstrip("\r")
-    except UnicodeDecodeError:
-        return None
+            return
+        yield chunk
 
 
 def engine_main(argv):

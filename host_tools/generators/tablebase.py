@@ -437,6 +437,35 @@ def main(argv=None):
     return run_command("tablebase", _main, sys.argv[1:] if argv is None else argv)
 
 
+def _verify(files):
+    """`tablebase verify`: a line for each file on stdout (ok, or damaged: what the
+    check found); a file that cannot be read is no damaged table but an error line
+    (`mancala tablebase: error: ...`, stderr).  Exit status 1 if any is not ok."""
+    from host_tools.command.cli import printable
+
+    bad = 0
+    for path in files:
+        try:
+            t = load_table(path)
+        except TableError as e:
+            print("%s: damaged: %s" % (printable(path), printable(e)))
+        except OSError as e:
+            if isinstance(e, FileNotFoundError):
+                why = ("no such file (no tables built? `make tablebase` builds them into %s)"
+                       % TABLES_DIR)
+            else:
+                why = "cannot read it: %s" % (e.strerror or e)
+            print("mancala tablebase: error: %s: %s" % (printable(path), printable(why)),
+                  file=sys.stderr)
+        else:
+            print("%s: ok (%s, up to %d seeds, %d entries)"
+                  % (printable(path), t.variant, t.seeds, t.entries))
+            t.close()
+            continue
+        bad += 1
+    return 1 if bad else 0
+
+
 def _main(argv):
     from host_tools.command.cli import Parser, int_type
 
@@ -466,16 +495,7 @@ def _main(argv):
     if a.cmd == "build":
         return _build(a)
     if a.cmd == "verify":
-        bad = 0
-        for path in a.files:
-            try:
-                t = load_table(path)
-                print("%s: ok (%s, up to %d seeds, %d entries)" % (path, t.variant, t.seeds, t.entries))
-                t.close()
-            except (OSError, TableError) as e:
-                print("%s: damaged: %s" % (path, e))
-                bad += 1
-        return 1 if bad else 0
+        return _verify(a.files)
     if a.cmd == "bench":
         bench(a.dir, a.nodes)
         return 0

@@ -18,13 +18,46 @@ import sys
 
 from host_tools.command.cli import Parser, UsageError, int_type, printable, run_command
 from host_tools.link.board_transport import BOARD_HASH, Board, DeployError, find_port
-from mancala.hw.storage import game_record
+from mancala.hw.storage import game_number_ok, game_record
 from mancala.notation import NotationError
 
 GAMES_DIR = "/data/games"
 # The board grades with engine.GRADE_NODES (about 3 s on a Pico); the PC can
 # search this many times deeper.
 PC_DEPTH_FACTOR = 25
+
+
+def game_name_ok(name):
+    """True for a name the board gives a finished game: exactly "g%05d.txt" of a
+    game number (1..2**30-1; ASCII digits), as mancala.hw.storage.Storage.history_name
+    writes it (g00001.txt, g123456.txt; not g1.txt, g000001.txt, g00000.txt).
+    Anything else -- ../x.txt, /x.txt, sub/g00001.txt -- is no game of the board's,
+    and joined onto the destination folder it could name a file outside it."""
+    if not (name[:1] == "g" and name[-4:] == ".txt"):
+        return False
+    digits = name[1:-4]
+    if not (digits.isascii() and digits.isdigit()):
+        return False
+    number = int(digits)
+    return game_number_ok(number) and name == "g%05d.txt" % number
+
+
+def listed_games(listing):
+    """The board's listing (`NAME SHA256` lines) as ({name: sha256}, [refused]): a
+    line that is not a game's name and a sha256 is refused (its name, or the line
+    when it is not NAME SHA256)."""
+    remote, refused = {}, []
+    for line in listing.splitlines():
+        if not line.strip():
+            continue
+        words = line.split(" ")
+        digest = words[-1] if len(words) == 2 else ""
+        if (game_name_ok(words[0]) and len(digest) == 64 and
+                all(c in "0123456789abcdef" for c in digest)):
+            remote[words[0]] = digest
+        else:
+            refused.append(words[0] if len(words) == 2 else line)
+    return remote, refused
 
 
 def pull_games(port=None, dest="games", out=None):
@@ -38,7 +71,10 @@ def pull_games(port=None, dest="games", out=None):
             BOARD_HASH + "import os\ntry:\n es = list(os.ilistdir(%r))\nexcept OSError:\n es = []\n"
             "for e in es:\n if not e[1] & 0x4000 and e[0].endswith('.txt'):\n  print(e[0], _h(%r + '/' + e[0])[0])\n"
             % (GAMES_DIR, GAMES_DIR))
-        remote = dict(line.split() for line in listing.splitlines() if line.strip())
+        remote, refused = listed_games(listing)
+        for name in refused:  # a name the board never writes: nothing written for it
+            print("%s on the board is not a game's name (gNNNNN.txt): not pulled"
+                  % printable(repr(name)), file=out)
         os.makedirs(dest, exist_ok=True)
         new, known, damaged = [], [], []
         for name in sorted(remote):
@@ -70,9 +106,10 @@ def pull_games(port=None, dest="games", out=None):
                 f.write(data)
             os.replace(tmp, local)
             new.append(os.path.basename(local))
-        print("pulled %d new game(s) into %s (%d already there%s)"
-              % (len(new), dest, len(known), ", %d damaged left out" % len(damaged) if damaged else ""),
-              file=out)
+        print("pulled %d new game(s) into %s (%d already there%s%s)"
+              % (len(new), dest, len(known),
+                 ", %d damaged left out" % len(damaged) if damaged else "",
+                 ", %d refused" % len(refused) if refused else ""), file=out)
         return new, known
     finally:
         board.close()

@@ -39,6 +39,15 @@ class FlashError(Exception):
     pass
 
 
+def spelled(option, value=None):
+    """An option as the user gives it: `make flash-pico|flash-esp32` (mk/deploy.mk sets
+    MANCALA_PORT_SPELLING=make, as for deploy) take PORT=, DRIVE=, FORCE=1; the
+    `mancala flash` command --port, --drive, --force."""
+    if os.environ.get("MANCALA_PORT_SPELLING") == "make":
+        return "%s=%s" % (option.upper(), "1" if value is None else value)
+    return "--%s" % option if value is None else "--%s %s" % (option, value)
+
+
 def firmware_version(path):
     """'1.25.0' from a MicroPython download name like RPI_PICO-20250415-v1.25.0.uf2."""
     m = re.search(r"v(\d+)\.(\d+)(?:\.(\d+))?", os.path.basename(path))
@@ -51,12 +60,14 @@ def check_version(path, force=False):
     v = firmware_version(path)
     if v is None:
         if not force:
-            raise FlashError("cannot tell the MicroPython version from the name %s (use the file name from micropython.org, or --force)"
-                             % os.path.basename(path))
+            raise FlashError("cannot tell the MicroPython version from the name %s (use the "
+                             "file name from micropython.org, or %s)"
+                             % (os.path.basename(path), spelled("force")))
         return None
     if ".".join(v.split(".")[:2]) not in SUPPORTED and not force:
         raise FlashError("MicroPython %s is not supported by this firmware (supported: %s to %s; "
-                         "--force to install anyway)" % (v, SUPPORTED[0], SUPPORTED[-1]))
+                         "%s to install anyway)" % (v, SUPPORTED[0], SUPPORTED[-1],
+                                                    spelled("force")))
     return v
 
 
@@ -84,9 +95,11 @@ def find_pico_drive():
         cands += ["%s:\\" % c for c in "DEFGHIJKLMNOPQRSTUVWXYZ"]
     drives = sorted({c for c in cands if os.path.isfile(os.path.join(c, "INFO_UF2.TXT"))})
     if not drives:
-        raise FlashError("no Pico USB drive found: hold BOOTSEL while plugging the Pico in (or give --drive)")
+        raise FlashError("no Pico USB drive found: hold BOOTSEL while plugging the Pico in "
+                         "(or give %s)" % spelled("drive", "/media/%s/RPI-RP2" % (user if user != "*" else "me")))
     if len(drives) > 1:
-        raise FlashError("several UF2 drives found (%s): choose one with --drive" % ", ".join(drives))
+        raise FlashError("several UF2 drives found (%s): choose one with %s"
+                         % (", ".join(drives), spelled("drive", drives[0])))
     return drives[0]
 
 
@@ -173,7 +186,8 @@ def flash_main(argv=None):
             flash_pico(a.uf2, a.drive, a.force)
         else:
             if not a.port and not a.dry_run:  # a dry run only prints the commands
-                raise FlashError("give the ESP32's serial port: --port /dev/ttyUSB0")
+                raise FlashError("give the ESP32's serial port: %s"
+                                 % spelled("port", "/dev/ttyUSB0"))
             flash_esp32(a.bin, a.port or "PORT", a.chip, a.baud, a.dry_run, a.force)
     except FlashError as err:
         print("mancala flash: error: %s" % err, file=sys.stderr)

@@ -13,7 +13,12 @@ Interactive keys (the board seen from South):
   z = let the quiet time pass now (the board dims; again: dark; any pit wakes it);
   with --battery MV (the battery option, hardware/battery.md): - / + lower / raise
   the simulated cell by 50 mV, p plugs USB in or out.
-  The line under the board says what the board waits for.
+  The line under the board says what the board waits for.  Keys typed fast or pasted
+  are pressed one after another (the chords are u U i I o m); a key the board does
+  not have is named in a line.  The terminal needs 80 x 24 at least: a smaller one
+  is told so, and the board is drawn again when the window's size changes.
+  "tables: no ..." and "book: no ..." on the board's console are normal (the line says
+  why and how to add them: `make tablebase`, `make deploy`).
   The game is kept in sim_state/: the next `make play` goes on with it.  --variant,
   --level and --two ask for a new game and start it at once (no menu); while another
   game, puzzle or lesson is under way they are refused with a word, and --fresh
@@ -37,8 +42,8 @@ script goes on; the exit status is then 1 (0: every command ran; 2: bad options)
 import argparse
 import json
 import os
+import re
 import select
-import shutil
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -349,10 +354,45 @@ def run_script(board, lines, out):
 
 # -- interactive -------------------------------------------------------------------------
 
+# the names of the escape sequences a terminal sends for keys a board does not have
+CSI_NAMES = {"A": "Up", "B": "Down", "C": "Right", "D": "Left", "H": "Home", "F": "End",
+             "Z": "Shift+Tab", "P": "F1", "Q": "F2", "R": "F3", "S": "F4"}
+TILDE_NAMES = {1: "Home", 2: "Insert", 3: "Delete", 4: "End", 5: "PageUp", 6: "PageDown",
+               7: "Home", 8: "End", 11: "F1", 12: "F2", 13: "F3", 14: "F4", 15: "F5",
+               17: "F6", 18: "F7", 19: "F8", 20: "F9", 21: "F10", 23: "F11", 24: "F12"}
+CONTROL_NAMES = {0x00: "Ctrl+Space", 0x08: "Backspace", 0x09: "Tab", 0x0A: "Enter",
+                 0x0D: "Enter", 0x20: "space", 0x7F: "Backspace"}
+
+
+def _sequence_name(intro, params, final):
+    """An escape sequence's key name ("F1", "Up", or the sequence itself)."""
+    if final == "~":
+        first = params.split(";")[0]
+        if first.isdigit() and int(first) in TILDE_NAMES:
+            return TILDE_NAMES[int(first)]
+    elif final in CSI_NAMES:
+        return CSI_NAMES[final]
+    return "Esc %s%s%s" % (intro, params, final)
+
+
+def _plain_key(data, i):
+    """(the name of the key at data[i], not an Esc or Ctrl-C, the index after it)."""
+    c = data[i]
+    if c in CONTROL_NAMES:
+        return CONTROL_NAMES[c], i + 1
+    if c < 0x20:
+        return "Ctrl+" + chr(c + 0x40), i + 1
+    if c < 0x7F:
+        return chr(c), i + 1
+    size = 2 if c < 0xE0 else 3 if c < 0xF0 else 4  # another alphabet's letter (UTF-8)
+    return data[i:i + size].decode("utf-8", "replace")[:1], i + size
+
+
 def parse_keys(data):
-    """Bytes read from the terminal -> key names: letters as typed, "quit" for a lone
-    Esc or Ctrl-C.  Escape sequences (arrows, function keys, the mouse) are dropped
-    whole: they are keys a board does not have, never an Esc."""
+    """Bytes read from the terminal -> key names: a printable key as typed ("a", "!",
+    "\u0444"), the others named ("F1", "Up", "Enter", "space", "Ctrl+B", "Alt+a"),
+    "quit" for a lone Esc (or two) or Ctrl-C.  An escape sequence (an arrow, a
+    function key) is one key, never an Esc; a mouse report is no key at all."""
     keys = []
     i = 0
     n = len(data)
@@ -360,19 +400,27 @@ def parse_keys(data):
         c = data[i]
         if c == 0x03:
             keys.append("quit")
-        elif c == 0x1B:
-            if i + 1 >= n:
-                keys.append("quit")  # Esc alone
-            elif data[i + 1] in b"[O":
-                j = i + 2
-                while j < n and not 0x40 <= data[j] <= 0x7E:
-                    j += 1  # parameters up to the final byte
-                i = j
-            else:
-                i += 1  # Alt+key: the key without Alt would surprise; drop both
-        elif 0x20 < c < 0x7F:
-            keys.append(chr(c))
-        i += 1
+            i += 1
+        elif c != 0x1B:
+            name, i = _plain_key(data, i)
+            keys.append(name)
+        elif i + 1 >= n or data[i + 1] == 0x1B:
+            keys.append("quit")  # Esc alone (or pressed twice)
+            i += 2
+        elif data[i + 1] in b"[O":
+            j = i + 2
+            while j < n and not 0x40 <= data[j] <= 0x7E:
+                j += 1  # parameters up to the final byte
+            params = data[i + 2:j].decode("ascii", "replace")
+            final = chr(data[j]) if j < n else ""
+            if data[i + 1:i + 2] == b"[" and final == "M" and not params:
+                j += 3  # an old-style mouse report: three bytes follow
+            elif not params.startswith("<") and final:  # ("<": a mouse report)
+                keys.append(_sequence_name(chr(data[i + 1]), params, final))
+            i = j + 1
+        else:  # Alt+key: named, not played (the key without Alt would surprise)
+            name, i = _plain_key(data, i + 1)
+            keys.append("Alt+" + name)
     return keys
 
 
@@ -388,7 +436,9 @@ def read_keys(fd, wait_s=0.03):
 
 
 def key_to_press(ch):
-    """A key -> (pits, hold ms) or None."""
+    """A key -> (pits, hold ms) or None (a key the board does not have)."""
+    if len(ch) != 1:
+        return None  # a named key (F1, Up, Enter ...)
     low = ch.lower()
     hold = 100
     pits = None
@@ -453,11 +503,17 @@ def _dots(buf, order, first, n, lift):
 
 def _label(board, i):
     """A pit's label: the stones in it (the firmware's counts, not the glows of the
-    LEDs); nothing outside a game (in the menu the lines under the board name the
-    items and their values)."""
+    LEDs; in a puzzle or a lesson the stones its position has, from the set-up on);
+    nothing in the menu (the lines under the board name the items and their values)."""
     from mancala import words
 
-    return words.counts(board.app)[i]
+    app = board.app
+    if board.mode() in ("puzzle", "course"):  # a puzzle's or a lesson's: what it shows
+        from mancala.modes import MODES
+
+        shown = getattr(MODES[app.mode], "shown", None)
+        return "" if shown is None else str(shown[i])
+    return words.counts(app)[i]
 
 
 CELL = 12  # columns per pit
@@ -482,7 +538,40 @@ def wrap(text, first, rest):
                          break_on_hyphens=False) or [first.rstrip()]
 
 
-def draw(board, out, message=""):
+def too_small(size):
+    """The screen of a terminal smaller than the board needs: the board would wrap into
+    fragments.  `size` (columns, lines)."""
+    import textwrap
+
+    cols, rows = size
+    text = "Mancala board simulator: this terminal is %d x %d; the board needs %d x %d. " \
+        "Make the window larger: the board is drawn again at once (the game goes on " \
+        "meanwhile; Esc quits)." % (cols, rows, WIDTH + 1, HEIGHT)
+    lines = textwrap.wrap(text, max(cols - 1, 10), break_on_hyphens=False)[:max(rows, 1)]
+    return "\x1b[H\x1b[2J" + "\r\n".join(lines)
+
+
+def terminal_size(fd):
+    """(columns, lines) of the terminal on `fd` (not $COLUMNS: the window's own), or None."""
+    try:
+        size = os.get_terminal_size(fd)
+    except OSError:
+        return None
+    return (size.columns, size.lines) if size.columns and size.lines else None
+
+
+def fits(size):
+    return size is None or size[0] > WIDTH and size[1] >= HEIGHT
+
+
+def draw(board, out, message="", size=None):
+    """The board and the lines under it; `message`: a line of the board's console, or
+    [(prefix, text)] (Console.lines); `size`: the terminal's (columns, lines), when
+    known (too small: the screen says so instead)."""
+    if not fits(size):
+        out.write(too_small(size))
+        out.flush()
+        return
     app = board.app
     buf = board.np.buf
     order = board.np.ORDER
@@ -528,8 +617,19 @@ def draw(board, out, message=""):
                  "m menu, Esc\r")
     for text in explain(board):
         lines += [ln + "\r" for ln in wrap(text, ">> ", "   ")]
-    if message:
-        lines += [ln + "\r" for ln in wrap(message, "board console: ", "   ")]
+    if isinstance(message, str):
+        message = [("board console: ", message)] if message else []
+    room = HEIGHT - len(lines)  # the newest lines that fit the 24 rows, whole
+    shown = []
+    for prefix, text in reversed(message):
+        w = wrap(text, prefix, "   ")
+        if len(w) > room:
+            if not shown and room > 0:
+                shown = w[:room - 1] + [fit(w[room - 1] + " ...")]
+            break
+        shown = w + shown
+        room -= len(w)
+    lines += [ln + "\r" for ln in shown]
     out.write("\n".join(lines))
     out.flush()
 
@@ -566,7 +666,7 @@ def power_key(board, ch, state):
         idle.t_active -= max(1, app.settings.get("idle", 0) or 10) * 60000 * \
             (1 if idle.state_name() == "awake" else idle.DARK_AFTER)
         return True
-    if idle.watch is None or ch not in "-+=p":
+    if idle.watch is None or ch not in ("-", "+", "=", "p"):
         return False
     if ch == "p":
         state[1] = not state[1]
@@ -604,6 +704,148 @@ class Quit(Exception):
 
 
 MESSAGE_MS = 6000  # a console line stays under the board this long
+# the board's lines about a table or a book its flash lacks (mancala/modes/menu.py)
+MISSING = re.compile(r"^(tables|book): no /tables/(\w+)\.(?:tb|book); playing on without it$")
+
+
+def console_note(line, profile):
+    """What a console line that reads like an error means, when it is normal (an
+    endgame table or an opening book the flash has not): "not an error: ..." and how
+    to add it, as the page says (web/board.js NOTES); "" for any other line."""
+    m = MISSING.match(line)
+    if not m:
+        return ""
+    from host_tools.generators import tablebase as TB
+    from host_tools.generators.book import book_path
+    from mancala.rules import MENU_VARIANTS
+
+    what, variant = m.groups()
+    carried = TB.BOARD_SEEDS[TB.platform_of(profile["mcu"])]
+    board = "a %s board" % profile["name"]
+    if what == "tables":
+        if TB.table_variant(variant) not in carried:
+            return "not an error: %s carries no %s endgame table; the computer plays " \
+                "by its search" % (board, variant)
+        return "not an error: the endgame tables are not built yet: `make tablebase` " \
+            "builds them, then the next `make play` takes them and `make deploy` sends " \
+            "them to a board; until then the computer plays by its search"
+    books = [v for v in MENU_VARIANTS if os.path.exists(book_path(v))]
+    if variant not in books:
+        return "not an error: %s; the computer plays the opening by its search" % (
+            "only %s has an opening book" % " and ".join(books) if books else
+            "no variant has an opening book yet")
+    if variant not in carried:
+        return "not an error: %s carries no %s opening book" % (board, variant)
+    return "not an error: `make deploy` sends the opening book to a board (the next " \
+        "`make play` takes it); until then the computer plays the opening by its search"
+
+
+class Console:
+    """The lines under the drawn board: the board's console, each line for MESSAGE_MS
+    (several at once: the tables' and the book's lines come together at a start),
+    a note after the ones that are normal (console_note); and the simulator's own
+    words (say), one line per subject."""
+
+    def __init__(self, clock, profile):
+        self.clock = clock
+        self.profile = profile
+        self.entries = []  # [time, prefix, text, subject]
+
+    def _add(self, prefix, text, subject):
+        self.entries = [e for e in self.entries if e[2] != text and
+                        (subject is None or e[3] != subject)]
+        self.entries.append([self.clock.now(), prefix, text, subject])
+
+    def log(self, line):
+        """A line of the board's console (App.log)."""
+        note = console_note(line, self.profile)
+        self._add("board console: ", line + (" (%s)" % note if note else ""), None)
+
+    def say(self, subject, text):
+        """The simulator's own line about `subject` (a newer one replaces it)."""
+        self._add("simulator: ", text, subject)
+
+    def lines(self, now):
+        """[(prefix, text)] of the lines to show now, the oldest first."""
+        self.entries = [e for e in self.entries if self.clock.diff(now, e[0]) < MESSAGE_MS]
+        return [(e[1], e[2]) for e in self.entries]
+
+
+class Keys:
+    """The terminal's keys as presses on the fake pins, one after another: a key goes
+    down, is held its time (key_to_press), goes up, and the next goes down GAP_MS later.
+    Keys that arrive together (typed fast, pasted: one read) are presses in order, never
+    one gesture: a terminal cannot tell keys held together from keys typed fast.  The
+    chords are the keys that press pits together (u U i I o m).  A key the board does
+    not have gets one line that names it."""
+
+    GAP_MS = 80  # up between two presses (SimBoard.tap's; past every sensor's debounce)
+    MOST = 32  # presses waiting at most (a key held down repeats)
+
+    def __init__(self, board, console, battery=None):
+        self.board = board
+        self.console = console
+        self.cell = [battery or 3900, False]  # the simulated cell, on USB (power_key)
+        self.queue = []  # [(pits, hold ms)]
+        self.down = None  # (pits, when they go up)
+        self.free = None  # when the next press may go down
+        self.unknown = []  # the keys the unknown-key line names
+        self.t_unknown = None
+        self.changed = False  # a power key changed what the screen shows
+
+    def feed(self, keys, now):
+        """A burst of keys (parse_keys); raises Quit for Esc or Ctrl-C."""
+        from host_tools.fakes.board import index
+
+        bad = []
+        dropped = 0
+        for ch in keys:
+            if ch == "quit":
+                raise Quit()
+            if power_key(self.board, ch, self.cell):
+                self.changed = True
+                continue
+            press = key_to_press(ch)
+            if press is None:
+                bad.append(ch)
+            elif len(self.queue) < self.MOST:
+                self.queue.append(([index(p) for p in press[0]], press[1]))
+            else:
+                dropped += 1
+        if bad:
+            if self.t_unknown is None or self.board.clock.diff(now, self.t_unknown) >= MESSAGE_MS:
+                self.unknown = []
+            self.unknown += [k for k in bad if k not in self.unknown]
+            self.t_unknown = now
+            self.console.say("keys", unknown_keys(self.unknown))
+        if dropped:
+            self.console.say("queue", "%d keys left out: they came faster than the board "
+                                      "takes them (%d are waiting)" % (dropped, self.MOST))
+        self.step(now)
+
+    def step(self, now):
+        """Lift the pits whose time is up; press the next key's."""
+        diff = self.board.clock.diff
+        if self.down is not None and diff(now, self.down[1]) >= 0:
+            for p in self.down[0]:
+                self.board.release(p)
+            self.down = None
+            self.free = now + self.GAP_MS
+        if self.down is None and self.queue and (self.free is None or diff(now, self.free) >= 0):
+            pits, hold = self.queue.pop(0)
+            for p in pits:
+                self.board.press(p)
+            self.down = (pits, now + hold)
+
+
+def unknown_keys(keys):
+    """The line for keys the board does not have, naming them."""
+    shown = keys if len(keys) <= 8 else keys[:7] + ["..."]
+    text = "%s: %s of this board (the pits' keys are in [ ])" % (
+        " ".join(shown), "not a key" if len(keys) == 1 else "not keys")
+    if any(len(k) == 1 and ord(k) > 0x7F and k.isalpha() for k in keys):
+        text += "; switch the keyboard to a Latin layout"
+    return text
 
 
 def interactive(args):
@@ -611,32 +853,26 @@ def interactive(args):
     import termios
     import tty
 
-    from host_tools.fakes.board import index
-
     clock = TerminalClock()
-    msg = ["", 0]
-
-    def log(s):
-        msg[0] = s
-        msg[1] = clock.now()
-
     # the endgame tables the board would carry, if `make tablebase` built them
     from host_tools.generators import tablebase
     from mancala.profiles import load as load_profile
 
-    tablebase.install_into(args.state, tablebase.platform_of(load_profile(args.profile)["mcu"]),
+    profile = load_profile(args.profile)
+    tablebase.install_into(args.state, tablebase.platform_of(profile["mcu"]),
                            os.path.join(ROOT, tablebase.TABLES_DIR))
-    board = make_board(args, clock=clock, log=log, start_now=True)
+    console = Console(clock, profile)
+    board = make_board(args, clock=clock, log=console.log, start_now=True)
     # keys are read between loop turns (TerminalClock.sleep): a think's long slice
     # (App.LONG_SLICE_MS, which a pin's edge ends on the board) would leave them unread
     board.app.LONG_SLICE_MS = board.app.FRAME_MS
     fd = sys.stdin.fileno()
     old = termios.tcgetattr(fd)
     tty.setcbreak(fd)
-    releases = []  # (time, pits)
-    cell = [getattr(args, "battery", None) or 3900, False]  # the simulated cell, on USB
+    keys = Keys(board, console, getattr(args, "battery", None))
     app = board.app
-    last = [-1, ""]
+    last = [-1, None]  # (the frame drawn, the lines under it)
+    size = [None, True]  # the terminal's (columns, lines); True: to be read again
     out = sys.stdout
 
     def on_signal(signum, frame):
@@ -645,40 +881,35 @@ def interactive(args):
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, on_signal)  # leave the terminal as it was (kill -9 cannot)
 
+    def on_resize(signum, frame):
+        size[1] = True  # read at the next turn, and the screen drawn again
+
+    signal.signal(signal.SIGWINCH, on_resize)
+
     def serve():
         now = clock.now()
         while select.select([fd], [], [], 0)[0]:
-            for ch in read_keys(fd):
-                if ch == "quit":
-                    raise Quit()
-                if power_key(board, ch, cell):
-                    last[0] = -1
-                    continue
-                press = key_to_press(ch)
-                if press:
-                    for p in press[0]:
-                        board.press(index(p))
-                    releases.append((now + press[1], press[0]))
-        for item in list(releases):
-            if clock.diff(now, item[0]) >= 0:
-                for p in item[1]:
-                    board.release(index(p))
-                releases.remove(item)
-        if msg[0] and clock.diff(now, msg[1]) >= MESSAGE_MS:
-            msg[0] = ""
+            keys.feed(read_keys(fd), now)
+        keys.step(now)
+        if size[1]:
+            size[0], size[1] = terminal_size(out.fileno()), False
+            last[0] = -1
+        if keys.changed:
+            keys.changed, last[0] = False, -1
+        if not hasattr(app, "px"):
+            return
+        shown = console.lines(now)
         fn = (getattr(app, "frame_no", 0), board.np.writes)  # (idle frames: no frame_no)
-        if (fn != last[0] or msg[0] != last[1]) and hasattr(app, "px"):
-            last[0], last[1] = fn, msg[0]
-            draw(board, out, msg[0])
+        if not fits(size[0]):  # the same words until the size changes (no flicker)
+            fn, shown = ("too small", size[0]), None
+        if fn != last[0] or shown != last[1]:
+            last[0], last[1] = fn, shown
+            draw(board, out, shown or [], size[0])
 
     clock.idle = serve
     # the terminal's alternate screen: a frame redraws it in place, the scrollback
     # keeps what was there before (it took every frame: 99 boards in 40 s)
     out.write("\x1b[?1049h\x1b[?25l")
-    size = shutil.get_terminal_size((WIDTH + 1, HEIGHT))
-    if size.columns < WIDTH or size.lines < HEIGHT:
-        log("this terminal is %d x %d: the simulator needs %d x %d"
-            % (size.columns, size.lines, WIDTH + 1, HEIGHT))
     if not hasattr(app, "px"):  # a bad profile: the console says why
         out.write("\r\n".join(board.lines) + "\r\n")
     try:

@@ -4,8 +4,9 @@
 
 Runs `python -m host_tools.simulators.sim` in a detached tmux session of its own (a private
 server socket: nothing else of yours is touched), types keys as a person would and
-prints the screen text at four moments: the start (the menu), the computer's move
-(thinking, then its pit blinking), the coach's blunder pause, and game over.  With
+prints the screen text at five moments: the start (the menu), the computer's move
+(thinking, then its pit blinking), the coach's blunder pause, game over, and a
+puzzle's set-up (the counts to put in, by the pits).  With
 --out, each screen is also written to DIR/NAME.txt.  Needs tmux
 (apt-get install tmux); exit status 2 without it.
 """
@@ -95,7 +96,7 @@ def _saved_game(state, record, human, level, **settings):
 
 
 def capture(work):
-    """[(name, screen text)] of the four moments."""
+    """[(name, screen text)] of the five moments."""
     screens = []
     # 1-2: the start, then a game the computer (strong) opens, chosen in the menu
     # (--variant/--level would start the game at once, without the menu); an opening
@@ -123,6 +124,19 @@ def capture(work):
                                                "a", "blunder", coaching=1, quick=1)))
     screens.append(("game over", _one_move(os.path.join(work, "c"), LAST_MOVE_RECORD, 3, 0,
                                            "h", "over", quick=1)))
+    # 5: the first kalah puzzle, chosen in the menu: the item "play" (the South store's
+    # second item: j twice, typed together), puzzles (N2), start
+    t = Tmux(["--state", os.path.join(work, "d"), "--fresh"])
+    try:
+        t.wait_for("mode: menu")
+        t.keys("jj")
+        t.wait_for(">j play")
+        t.keys("t")
+        t.wait_for("play: puzzles")
+        t.keys("`")
+        screens.append(("puzzle set-up", t.wait_for("set up: put the blinking counts in")))
+    finally:
+        t.close()
     return screens
 
 

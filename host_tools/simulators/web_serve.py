@@ -33,6 +33,11 @@ PAGE_FILES = ("index.html", "board.js", "board.css")
 FAKE_MODULES = ("machine.py", "neopixel.py", "board.py", "memfs.py")
 BOOK_DIR = os.path.join(ROOT, "firmware", "tables")
 FLASH_TABLES = "/lib/tables/"  # (webboard.FLASH_TABLES: where the VM finds them)
+# A connection that sends nothing (or half a request) this long is closed, and no more
+# than MAX_CONNECTIONS are served at once (the rest wait in the listen queue until one
+# ends): a page loads over a handful, so idle or half-sent ones cannot pile up threads.
+IDLE_TIMEOUT = 10.0
+MAX_CONNECTIONS = 32
 
 
 def python_bundle():
@@ -91,19 +96,54 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
     extensions_map = dict(http.server.SimpleHTTPRequestHandler.extensions_map,
                           **{".mjs": "text/javascript", ".js": "text/javascript",
                              ".wasm": "application/wasm", ".json": "application/json"})
+    timeout = IDLE_TIMEOUT  # each read and write of the socket (make_server sets it)
 
     def end_headers(self):
         self.send_header("Cache-Control", "no-cache")
         super().end_headers()
 
+    def list_directory(self, path):
+        """No folder is listed (a folder with index.html serves that page)."""
+        self.send_error(404, "File not found")
+        return None
+
     def log_message(self, fmt, *args):  # quiet: one line per request is noise here
         pass
 
 
-def make_server(directory, port=0, host="127.0.0.1"):
-    """An HTTP server for `directory` on host:port (0 = a free port); not started."""
-    handler = functools.partial(_Handler, directory=directory)
-    return http.server.ThreadingHTTPServer((host, port), handler)
+class _Server(http.server.ThreadingHTTPServer):
+    """A thread per connection, at most `max_connections` at once."""
+
+    request_queue_size = 128  # connections past the bound wait here, not refused
+
+    def __init__(self, address, handler, max_connections=MAX_CONNECTIONS):
+        self._slots = threading.BoundedSemaphore(max_connections)
+        super().__init__(address, handler)
+
+    def process_request(self, request, client_address):
+        # Blocks the accepting loop while every slot is busy: an idle connection gives its
+        # slot back after the idle time, so the wait is bounded.
+        self._slots.acquire()
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+
+def make_server(directory, port=0, host="127.0.0.1", idle_timeout=IDLE_TIMEOUT,
+                max_connections=MAX_CONNECTIONS):
+    """An HTTP server for `directory` on host:port (0 = a free port); not started.
+    A connection idle `idle_timeout` s is closed; at most `max_connections` at once."""
+    handler = type("Handler", (_Handler,), {"timeout": idle_timeout})
+    return _Server((host, port), functools.partial(handler, directory=directory),
+                   max_connections)
 
 
 def serve_in_thread(directory, port=0):

@@ -11,7 +11,8 @@
 import { loadMicroPython } from "./vm/micropython.mjs?v=@BUNDLE_VERSION@";
 
 const SVGNS = "http://www.w3.org/2000/svg";
-const PROFILES = ["pico_buttons", "pico_hall", "esp32", "pico_cheap", "pico_buttons+battery", "pico_cheap+battery"];
+const PROFILES = ["pico_buttons", "pico_hall", "esp32", "pico_cheap", "pico2_buttons", "pico_buttons+battery",
+  "pico_cheap+battery"];
 const KEYS_S = "asdfgh";
 const KEYS_N = "ytrewq"; // N1..N6 (N1 on the right, facing S6)
 
