@@ -45,32 +45,42 @@ def started(board):
     return out
 
 
-# pico_buttons in make test (its chain's waveform checked on the way); the hall
-# multiplexer's and the one-LED build's starts in make test-long
-@pytest.mark.parametrize("profile", ["pico_buttons", pytest.param("pico_hall", marks=pytest.mark.long),
-                                     pytest.param("pico_cheap", marks=pytest.mark.long)])
-def test_the_deployed_image_starts_and_confirms_on_every_rp2040_profile(profile):
+def check_start(out, version, profile, slot="a"):
+    """The trial's first start of `version`, and the start line: the native engine, the
+    heap (docs/BOARD.md's goal: 48 KB free), nothing left out for lack of memory."""
+    assert "main: running %s (slot %s, on trial: start 1 of 3)" % (version, slot) in out, out
+    line = re.search(r"start: (\S+); engine ([^;]+); heap (\d+) KB free, largest block (\d+) KB", out)
+    assert line, out
+    assert line.group(1) == profile.replace("_", "-"), line.group(0)
+    assert line.group(2).startswith("native armv6m"), line.group(0)
+    assert "started with less memory" not in out
+    assert int(line.group(3)) >= 48, line.group(0)
+
+
+def check_wave(board):
+    """The shipped chain driver's pulses on the LED pin, within both datasheets
+    (tests/test_chip_wave.py, make test-long: the same with a tap, against
+    host_tools/benches/chip_wave.py's own edge reader)."""
     from host_tools.benches.chip_wave import DATASHEETS, KINDS
 
-    img, version = image(profile)
-    with ChipBoard(MODEL, img, profile) as board:
-        out = started(board)
-        wave = board.wave()
-    # the shipped chain driver's pulses on the LED pin, within both datasheets
-    # (tests/test_chip_wave.py, make test-long: the same with a tap, against chip_wave's
-    # own edge reader)
+    wave = board.wave()
     for sheet in ("WS2812B", "WS2812B-V5"):
         for kind in KINDS:
             lo, hi = DATASHEETS[sheet][kind]
             assert lo <= wave[kind][0] <= wave[kind][1] <= hi, (sheet, kind, wave[kind])
         assert wave["gap"][0] >= DATASHEETS[sheet]["gap"], wave["gap"]
-    assert "main: running %s (slot a, on trial: start 1 of 3)" % version in out
-    # the start line names the engine that runs, and the heap it runs in
-    line = re.search(r"start: (\S+); engine ([^;]+); heap (\d+) KB free, largest block (\d+) KB", out)
-    assert line, out
-    assert line.group(2).startswith("native armv6m"), line.group(0)
-    assert "started with less memory" not in out
-    assert int(line.group(3)) >= 48, line.group(0)
+
+
+# (make test boots pico_buttons from make image's UF2, below, and from a deployed
+# image in the power-cut test; every profile's start is make test-long's)
+@pytest.mark.long
+@pytest.mark.parametrize("profile", ["pico_buttons", "pico_hall", "pico_cheap"])
+def test_the_deployed_image_starts_and_confirms_on_every_rp2040_profile(profile):
+    img, version = image(profile)
+    with ChipBoard(MODEL, img, profile) as board:
+        out = started(board)
+        check_wave(board)
+    check_start(out, version, profile)
 
 
 def test_presses_play_a_move_and_a_power_cut_keeps_it():
@@ -116,6 +126,7 @@ def rp2_tables(tmp_path_factory):
     return str(where)
 
 
+@pytest.mark.long
 def test_a_second_deploy_with_every_table_starts_on_the_new_slot(rp2_tables):
     img, version = image(over=os.path.join(ROOT, "firmware"), tables_dir=rp2_tables,
                          settings=dict(SETTINGS, variant="mangala"))
@@ -127,6 +138,8 @@ def test_a_second_deploy_with_every_table_starts_on_the_new_slot(rp2_tables):
     assert "started with less memory" not in out, out
 
 
+# (make test has the same case on the unix port: tests/test_unix_boot.py)
+@pytest.mark.long
 def test_a_foreign_native_mpy_plays_on_the_bytecode_and_says_why(tmp_path):
     """A native.mpy the CPU cannot load (here: built for the ESP32's xtensawin, its
     manifest made to match, so the stage's hash check passes it): the board starts
@@ -156,16 +169,29 @@ def test_a_foreign_native_mpy_plays_on_the_bytecode_and_says_why(tmp_path):
 
 def test_make_image_writes_one_uf2_that_starts_a_new_board(tmp_path):
     """`make image`: MicroPython's UF2 and the filesystem in one file; the model boots
-    from that UF2 alone (no separate flash image), as a Pico does after drag and drop."""
-    out = tmp_path / "board.uf2"
+    from that UF2 alone (no separate flash image), as a Pico does after drag and drop:
+    the start line, the chain's waveform, a move played."""
+    out_path = tmp_path / "board.uf2"
     assert flash_image.main(["--micropython", os.path.join(MODEL, "firmware.uf2"),
-                             "--out", str(out), "--profile", "pico_buttons", "--force"]) == 0
-    with ChipBoard(MODEL, None, "pico_buttons", uf2=str(out)) as board:
-        started(board)
+                             "--out", str(out_path), "--profile", "pico_buttons", "--force"]) == 0
+    _files, version = flash_image.board_files(profile="pico_buttons")
+    with ChipBoard(MODEL, None, "pico_buttons", uf2=str(out_path)) as board:
+        out = started(board)
+        check_wave(board)
         board.tap("NS")
         board.run(400)
         # no settings on a new board: the defaults' kalah, the person to move
-        assert board.counts() == list(get_rules("kalah").start(0)[:14]), board.counts()
+        rules = get_rules("kalah")
+        pos = rules.start(0)
+        assert board.counts() == list(pos[:14]), board.counts()
+        board.play_move(2)  # S3: four stones, the last in the store: South again
+        rules.move(pos, 2)
+        board.run(1500)
+        # (the defaults coach: the store that gave the extra turn may show its mark)
+        shown = board.counts()
+        assert shown[:6] == list(pos[:6]) and shown[7:13] == list(pos[7:13]), shown
+        assert shown[6] in (None, pos[6]), shown
+    check_start(out, version, "pico_buttons")
 
 
 # -- make test-long: the serial deploy onto the model, a whole game against Master ----

@@ -353,7 +353,9 @@ PLAYER_DATA = dict({"/data/games/g%05d.txt" % n: b"g" * 600 for n in range(1, 52
     "/data/settings.json": b"s" * 300, "/data/board.txt": b"pico_buttons\n"})
 
 
-@pytest.mark.parametrize("platform", ["rp2", "rp2350", "esp32"])
+# (the Pico's in make test: the tightest flash; the others' in make test-long)
+@pytest.mark.parametrize("platform", ["rp2", pytest.param("rp2350", marks=pytest.mark.long),
+                                      pytest.param("esp32", marks=pytest.mark.long)])
 def test_board_plans_fit_the_flash(platform, tmp_path):
     """Each board's plan leaves what it says once the firmware (both slots, as
     measured for the chip), the player's data, the margin and the tables are

@@ -78,6 +78,10 @@ def start(app, storage, log):
     for note in _notes:
         menu_short(app, note)
     del _notes[:]
+    from mancala.search import native_why
+
+    if "MemoryError" in native_why():  # (rp2 keeps the kernels' code on the heap: ~45 KB)
+        menu_short(app, "memory: no room for the machine-code engine: the bytecode plays")
     need_engine(app, rules)
     if app.short:  # it starts with less than it wants: the pits say so at power-on
         app.boot_codes.append(MEMORY_CODE)
