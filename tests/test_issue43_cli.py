@@ -18,25 +18,9 @@ from host_tools.runners import mpvm
 from mancala.hw.storage import game_text
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from test_cli_errors import run  # noqa: E402 - (mancala ARGV in this process, stdin in memory)
+
 INTERNAL = ("Traceback", "RemoteTraceback", "multiprocessing", "File \"")
-
-
-def run(argv, stdin=b""):
-    """(status, stdout, stderr) of `mancala ARGV` in this process (a stdin in memory)."""
-    class In:
-        buffer = io.BytesIO(stdin)
-
-        def isatty(self):
-            return False
-
-    out, err = io.StringIO(), io.StringIO()
-    old = sys.stdin, sys.stdout, sys.stderr
-    sys.stdin, sys.stdout, sys.stderr = In(), out, err
-    try:
-        status = cli.main(list(argv))
-    finally:
-        sys.stdin, sys.stdout, sys.stderr = old
-    return status, out.getvalue(), err.getvalue()
 
 
 def one_error_line(err, command):
