@@ -43,8 +43,9 @@ play: setup-play
 # (CPython and the MicroPython VM). Kept under 4 minutes on 2 cores: the
 # exhaustive sweeps it samples run in `make test-long` (mk/test_long.mk).
 # web-deps first (mk/web.mk): as root with apt-get it installs the browser tests'
-# system packages, and says so before anything else (WEB_DEPS=no: none).
-test: web-deps setup lint typecheck compile
+# system packages, and says so before anything else (WEB_DEPS=no: none); online-deps
+# (mk/online.mk) the same for the online tests' broker, Mosquitto (ONLINE_DEPS=no: none).
+test: web-deps online-deps setup lint typecheck compile
 	$(VENV)/bin/pytest -q -n $(JOBS) $(PYTEST_ARGS)
 
 lint: setup

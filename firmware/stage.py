@@ -354,7 +354,28 @@ def _promote():
         print("main: cannot keep the new start-up stage (%s)" % (e,))
 
 
-def main():
+# What only the choice of the slot and the start's checks use: once the app is about to
+# be imported nothing calls them again (a soft reset runs boot.py on a fresh heap), and
+# this file's code is RAM (parsed from source at every start: their code and messages
+# were ~5 KB of the unix port's heap, docs/BOARD.md "Memory through the boot path").
+# What stays: main() (its frame runs the app), what confirm_boot() and a failed start
+# call.
+_BOOT_ONLY = ("boot", "_choose", "_clean", "_fall_back", "_damage", "_int", "_manifest",
+              "_damaged", "_use", "_exists", "_prepare", "_BOOT_ONLY")
+
+
+def _shed():
+    if sys.implementation.name != "micropython":
+        return  # (CPython's tests call them again and again)
+    g = globals()
+    for name in _BOOT_ONLY:
+        g.pop(name, None)
+
+
+def _prepare():
+    """main()'s checks before the app: the slot's files against their hashes, the start
+    counted on trial, the deadman armed.  Returns (slot, version, trial, deadman) of
+    what runs (or does not return: a restart, the safe state)."""
     st = _state()
     slot = _me[1]
     if slot not in _SLOTS or ("/slots/" + str(slot)) not in sys.path:
@@ -408,6 +429,17 @@ def main():
         if _uint(st.get("crashes"), 0) >= _MAX_CRASHES and slot == st.get("active"):
             _safe_state("%s kept failing: %s" % (version, st.get("last_error", "?")))
     deadman = _Deadman(_uint(st.get("trial_ms"), 30000)) if trial else None
+    return slot, version, trial, deadman
+
+
+def main():
+    # What the stage read (the manifest's ~60 entries, the state, the hash check's
+    # buffers: ~10 KB in scattered blocks) goes with _prepare()'s frame before the app
+    # is imported: held by this frame for the app's whole run, it cut the heap into
+    # pieces none of which took the engine's 16 KB table (docs/BOARD.md, "Memory
+    # through the boot path").  Then the code only the checks used goes (_shed).
+    slot, version, trial, deadman = _prepare()
+    _shed()
     healthy = [0]  # set once confirm_boot() ran (a list: the closure writes it)
 
     def confirm_boot(*_):
@@ -436,11 +468,6 @@ def main():
             print("main: healthy (%s, slot %s)" % (version, slot))
         _promote()
 
-    # What the stage read (the manifest's ~60 entries, the state, the hash check's
-    # buffers: ~10 KB in scattered blocks) goes before the app is imported: held by
-    # this frame for the app's whole run, it cut the heap into pieces none of which
-    # took the engine's 16 KB table (docs/BOARD.md, "Memory through the boot path").
-    manifest = st = None
     _collect()
     t0 = time.ticks_ms()
     try:

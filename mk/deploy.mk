@@ -23,7 +23,7 @@ pull-games: setup
 
 analyse: setup
 	@test -n "$(REC)" || { echo "error: give the record: make analyse REC=games/g00001.txt"; exit 2; }
-	$(PY) -m host_tools.link.board_games analyse $(REC) $(if $(NODES),--nodes $(NODES)) $(if $(HTML),--html $(HTML)) $(if $(PNG),--png $(PNG))
+	$(PY) -m host_tools.command.game_analysis $(REC) $(if $(NODES),--nodes $(NODES)) $(if $(HTML),--html $(HTML)) $(if $(PNG),--png $(PNG))
 
 flash-pico: setup
 	@test -n "$(UF2)" || { echo "error: give the UF2 file: make flash-pico UF2=RPI_PICO-20251209-v1.27.0.uf2"; exit 2; }

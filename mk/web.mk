@@ -1,14 +1,15 @@
 # The board in a browser and game reports (issue 16, docs/WEB.md).
 #   make play-web [WEB_PORT=8765]   serve the page on 127.0.0.1 (prints the address)
+#   make web-dist                   the page as static files in build/web-dist/ (any static host)
 #   make web-deps [WEB_DEPS=no]     headless Chromium + driver for the browser tests (apt, as root)
 #   make web-measure                the page's load time and click-to-light in headless Chromium
 #   make web-shots                  the screenshots in docs/img/
-#   make test-web                   only the browser and report tests
+#   make test-web                   only the browser and report tests (the page online too)
 WEB_PORT ?= 8765
 # `make test WEB_DEPS=no`: install no system packages (the browser tests are then skipped)
 WEB_DEPS ?= yes
 
-.PHONY: play-web web-build web-deps web-measure web-shots test-web
+.PHONY: play-web web-build web-dist web-deps web-measure web-shots test-web
 
 # The page needs the play packages (setup-play) and the npm VM ($(MPVM)), not the
 # developers' tools (make setup: OpenSpiel, mypy, pytest...).  The server itself uses
@@ -18,6 +19,12 @@ play-web: setup-play $(MPVM)
 
 web-build: setup-play $(MPVM)
 	$(PY) -m host_tools.simulators.web_serve --build-only
+
+# The page as a static site (index.html, the js, the VM, the firmware's bundle): no
+# server-side code, any static host serves it (tests/test_web_online.py serves it with
+# `python -m http.server`).
+web-dist: setup-play $(MPVM)
+	$(PY) -m host_tools.simulators.web_serve --dist
 
 # System packages for the browser tests and reports: Debian's chromium and
 # chromium-driver (a matched pair), the cairo library CairoSVG draws the report's PNG
@@ -53,5 +60,5 @@ web-measure: setup web-deps
 web-shots: setup web-deps
 	$(PY) -m host_tools.benches.web_measure --loads 1 --clicks 3 --shots docs/img
 
-test-web: setup web-deps
-	$(VENV)/bin/pytest -q -n $(JOBS) tests/test_web_board.py tests/test_web_glue.py tests/test_report.py
+test-web: setup web-deps online-deps
+	$(VENV)/bin/pytest -q -n $(JOBS) tests/test_web_board.py tests/test_web_glue.py tests/test_web_online.py tests/test_report.py

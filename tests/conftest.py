@@ -7,6 +7,7 @@ for p in (ROOT, os.path.join(ROOT, "firmware")):
         sys.path.insert(0, p)
 
 from mp_builds import build  # noqa: E402,F401 - the fixture of tests/mp_builds.py
+from online_helpers import board_lib, mqtt_broker  # noqa: E402,F401 - the online tests' broker
 
 
 # `make test` runs a sample of every exhaustive sweep; the sweeps themselves are

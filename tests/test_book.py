@@ -252,7 +252,11 @@ def test_match_plays_master_at_a_chips_budget():
     game.play(pit)
     while game.side == 0 and not game.over:  # the book's first move may give a turn
         game.play(p.move(game, []))
-    plain = EnginePlayer(rules, parse_player("master:3000"), 1)
+    # master:N without +book is the board's Master too: the book it carries (issue 43)
+    board = EnginePlayer(rules, parse_player("master:3000"), 1)
+    assert board.move(game, []) == p.engine.book_move(game.pos) and board.engine.book_hit
+    # a node budget is a plain search, never the book
+    plain = EnginePlayer(rules, parse_player("nodes:3000"), 1)
     plain.move(game, [])
     assert not plain.engine.book_hit and plain.engine.nodes >= 3000 > 2150
 

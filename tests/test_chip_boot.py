@@ -71,8 +71,8 @@ def check_wave(board):
         assert wave["gap"][0] >= DATASHEETS[sheet]["gap"], wave["gap"]
 
 
-# (make test boots pico_buttons from make image's UF2, below, and from a deployed
-# image in the power-cut test; every profile's start is make test-long's)
+# (make test boots pico_buttons from make image's UF2, below, plays a move and cuts the
+# power; every profile's start and the deployed image's power cut are make test-long's)
 @pytest.mark.long
 @pytest.mark.parametrize("profile", ["pico_buttons", "pico_hall", "pico_cheap"])
 def test_the_deployed_image_starts_and_confirms_on_every_rp2040_profile(profile):
@@ -83,6 +83,7 @@ def test_the_deployed_image_starts_and_confirms_on_every_rp2040_profile(profile)
     check_start(out, version, profile)
 
 
+@pytest.mark.long  # (make test: the UF2 boot below plays a move and cuts the power too)
 def test_presses_play_a_move_and_a_power_cut_keeps_it():
     img, _version = image()
     rules = get_rules("kalah")
@@ -170,7 +171,8 @@ def test_a_foreign_native_mpy_plays_on_the_bytecode_and_says_why(tmp_path):
 def test_make_image_writes_one_uf2_that_starts_a_new_board(tmp_path):
     """`make image`: MicroPython's UF2 and the filesystem in one file; the model boots
     from that UF2 alone (no separate flash image), as a Pico does after drag and drop:
-    the start line, the chain's waveform, a move played."""
+    the start line, the chain's waveform, a move played; then a power cut, and the
+    flash it left powered on: the game where it was."""
     out_path = tmp_path / "board.uf2"
     assert flash_image.main(["--micropython", os.path.join(MODEL, "firmware.uf2"),
                              "--out", str(out_path), "--profile", "pico_buttons", "--force"]) == 0
@@ -191,7 +193,15 @@ def test_make_image_writes_one_uf2_that_starts_a_new_board(tmp_path):
         shown = board.counts()
         assert shown[:6] == list(pos[:6]) and shown[7:13] == list(pos[7:13]), shown
         assert shown[6] in (None, pos[6]), shown
+        cut = board.save_flash()  # the power goes: what the flash holds now
     check_start(out, version, "pico_buttons")
+    # powered on again from that flash: the game goes on where it was (South to move)
+    with ChipBoard(MODEL, cut, "pico_buttons") as board:
+        out = started(board)
+        assert "main: running %s (slot a" % version in out, out
+        board.run(400)
+        shown = board.counts()
+        assert shown[:6] == list(pos[:6]) and shown[7:13] == list(pos[7:13]), (shown, out)
 
 
 # -- make test-long: the serial deploy onto the model, a whole game against Master ----

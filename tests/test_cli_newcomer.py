@@ -6,9 +6,8 @@ import signal
 import subprocess
 import sys
 
-from host_tools.command import cli
+from host_tools.command import cli, game_analysis
 from host_tools.generators import puzzles
-from host_tools.link import board_games
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -30,8 +29,8 @@ def test_analyse_checks_the_report_folder_before_analysing(capsys, monkeypatch):
     def analysed(*args):
         raise AssertionError("analysed before the report's folder was checked")
 
-    monkeypatch.setattr(board_games, "analyse_record", analysed)
-    status = cli.run_command("analyse", board_games.analyse_main,
+    monkeypatch.setattr(game_analysis, "analyse_record", analysed)
+    status = cli.run_command("analyse", game_analysis.analyse_main,
                              ["kalah", "3", "1", "--html", "/nonexistent/x.html"])
     assert status == 1
     assert "/nonexistent: no such folder, or not writable" in capsys.readouterr().err
@@ -97,20 +96,23 @@ def test_one_master_the_cli_plays_the_boards_book(capsys):
 
 def test_analysis_and_report_say_their_budget_against_the_coach(tmp_path, capsys):
     """The report said "the default budget" and `--help` "25x the board's"; the coach
-    and the report then disagreed with no word why."""
-    from mancala.engine import GRADE_NODES
+    and the report then disagreed with no word why.  Since issue 43 the default is the
+    board's coach's own budget (a Pico's: the same grades), and another says how far."""
+    from mancala.engine import NATIVE_BUDGETS
 
+    coach = NATIVE_BUDGETS["armv6m"][1]
     html = tmp_path / "r.html"
-    assert board_games.analyse_main(["kalah", "3", "1", "6", "--nodes", "600", "--html",
-                                     str(html)]) == 0
-    note = ("graded with 600 nodes a move (0.1x the board's coach, which grades with %d"
-            % GRADE_NODES)
+    assert game_analysis.analyse_main(["kalah", "3", "1", "6", "--nodes", "600", "--html",
+                                       str(html)]) == 0
+    note = ("graded with 600 nodes a move (%gx the board's coach, which grades with %d"
+            % (round(600 / coach, 2), coach))
     assert note in capsys.readouterr().out
     import html as markup
 
     assert note in markup.unescape(html.read_text()).replace("\n", " ")
-    assert board_games.budget_note(board_games.default_analyse_nodes()) \
-        .startswith("graded with %d nodes a move (25x" % (25 * GRADE_NODES))
+    assert game_analysis.default_analyse_nodes() == coach
+    assert game_analysis.budget_note(coach).startswith(
+        "graded with %d nodes a move, as the board's coach grades" % coach)
 
 
 def test_simulator_words(monkeypatch):

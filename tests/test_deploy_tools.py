@@ -6,6 +6,7 @@ import struct
 
 import pytest
 
+from host_tools.command import game_analysis
 from host_tools.link import board_games, bridge, flash_micropython
 
 GAMES = {
@@ -65,17 +66,17 @@ def test_analyse_checks_an_archived_game_and_refuses_a_damaged_one(tmp_path, cap
 
     rec = tmp_path / "g00001.txt"
     rec.write_text(game_text("kalah 3 1 6 2"))
-    assert board_games.analyse_main([str(rec), "--nodes", "500"]) == 0
+    assert game_analysis.analyse_main([str(rec), "--nodes", "500"]) == 0
     assert [ln.split()[2] for ln in capsys.readouterr().out.splitlines()[1:5]] == ["3", "1", "6", "2"]
     rec.write_text(game_text("kalah 3 1 6 2").replace("6 2", "6 3"))
-    assert board_games.analyse_main([str(rec)]) != 0
+    assert game_analysis.analyse_main([str(rec)]) != 0
     assert "is damaged: its checksum does not match" in capsys.readouterr().err
 
 
 def test_analyse_record(tmp_path, capsys):
     rec = tmp_path / "g00001.txt"
     rec.write_bytes(GAMES["g00001.txt"])
-    assert board_games.analyse_main([str(rec), "--nodes", "3000"]) == 0
+    assert game_analysis.analyse_main([str(rec), "--nodes", "3000"]) == 0
     lines = capsys.readouterr().out.splitlines()
     moves = [ln.split() for ln in lines[1:5]]
     assert [m[2] for m in moves] == ["3", "1", "6", "2"]  # the record's moves, in order
@@ -91,9 +92,9 @@ def test_analyse_losses_match_the_engine_grade(tmp_path):
     from mancala.engine import Engine
     from mancala.notation import parse_record
 
-    rows = board_games.analyse_record("kalah 3 1 6 2", nodes=3000)
+    rows = game_analysis.analyse_record("kalah 3 1 6 2", nodes=3000)
     game = parse_record("kalah 3 1 6 2")
-    e = Engine(game.rules, tt_bits=16)
+    e = Engine(game.rules, tt_bits=12)  # (the board's table, as the analysis grades)
     for r in rows:
         g, loss, _t = e.grade(game.position_at(r["ply"] - 1), r["move"] - 1, nodes=3000)
         assert r["loss"] == loss
@@ -102,10 +103,10 @@ def test_analyse_losses_match_the_engine_grade(tmp_path):
 def test_analyse_errors(tmp_path, capsys):
     bad = tmp_path / "bad.txt"
     bad.write_text("kalah 3 3\n")
-    assert board_games.analyse_main([str(bad)]) == 2  # bad input (issue 12: one prefix)
+    assert game_analysis.analyse_main([str(bad)]) == 2  # bad input (issue 12: one prefix)
     err = capsys.readouterr().err
     assert err.startswith("mancala analyse: error: ") and "move 2" in err and err.count("\n") == 1
-    assert board_games.analyse_main([str(tmp_path / "missing.txt")]) == 1
+    assert game_analysis.analyse_main([str(tmp_path / "missing.txt")]) == 1
     err = capsys.readouterr().err
     assert err.startswith("mancala analyse: error: ") and "No such file" in err
 

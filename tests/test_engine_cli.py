@@ -12,6 +12,8 @@ from host_tools.command.match import match_main, parse_player, play_game
 from host_tools.command.protocol import Protocol
 from host_tools.references.plain_search import PlainSearch
 from host_tools.references.reference_rules import ReferenceRules
+from mancala.engine import GRADES
+from mancala.game import Game
 from mancala.rules import get_rules
 
 
@@ -125,7 +127,11 @@ def test_protocol_keeps_commands_sent_during_a_search():
     assert "readyok" in out.getvalue()
     assert proto.pending == ["grade 6\n"]
     proto.handle(proto.pending.pop(0))
-    assert out.getvalue().splitlines()[-1] == "grade best loss 0 threat none"
+    # graded as the board's coach grades (a Pico's budget), after the search stopped
+    from host_tools.command.match import board_engine
+
+    g, loss, _threat = board_engine(get_rules("kalah")).grade(Game(get_rules("kalah")).pos, 5)
+    assert out.getvalue().splitlines()[-1] == "grade %s loss %d threat none" % (GRADES[g], loss)
 
 
 def test_match_sets_engine_weights_and_ponders_b(capsys, monkeypatch):

@@ -54,9 +54,10 @@ def _pin_jobs(p):
 def test_every_pin_exists_can_do_its_job_and_is_used_once(name):
     p = PROFILES[name]
     jobs = _pin_jobs(p)
+    board = pins.board_key(p)  # its MCU's table, or a Pico W's
     for pin, job in jobs:
-        assert pins.exists(p["mcu"], pin), (pin, job)
-        assert pins.pin_problems(p["mcu"], pin, job) == [], (pin, job)
+        assert pins.exists(board, pin), (pin, job)
+        assert pins.pin_problems(board, pin, job) == [], (pin, job)
     used = [pin for pin, _ in jobs]
     assert len(used) == len(set(used))
 

@@ -81,7 +81,7 @@ def test_main_with_an_unknown_profile_name_does_not_crash():
 
 
 @pytest.mark.parametrize("name,bits,ok", [
-    ("esp32", 11, True), ("esp32", 12, False), ("esp32", 14, False),
+    ("esp32", 10, True), ("esp32", 11, False), ("esp32", 14, False),
     ("pico_buttons", 14, True), ("pico_buttons", 15, False), ("pico_hall", 16, False),
     ("pico_cheap", 6, True), ("pico_cheap", 5, False),
 ])
@@ -90,7 +90,7 @@ def test_tt_bits_limit_is_what_fits_the_board(name, bits, ok):
     errs = validate(broken(name, tt_bits=bits))
     assert (errs == []) == ok, errs
     if not ok:
-        assert "tt_bits must be 6..%d" % (11 if name == "esp32" else 14) in errs[0]
+        assert "tt_bits must be 6..%d" % (10 if name == "esp32" else 14) in errs[0]
 
 
 def test_debounce_comes_from_the_sensor_kind():

@@ -70,7 +70,8 @@ def _info(machine, platform="rp2"):
 def test_deploy_recognises_a_pico2_and_plans_its_tables():
     info = _info(PICO2_MACHINE)
     chip = deploy_plan.check_board(info)
-    assert chip == {"name": "Raspberry Pi Pico 2 (RP2350)", "plan": "rp2350", "arch": "armv7emsp"}
+    assert chip == {"name": "Raspberry Pi Pico 2 (RP2350)", "plan": "rp2350", "arch": "armv7emsp",
+                    "mcu": "rp2350", "wifi": False}
     assert deploy_plan.tables_plan(info) == tablebase.BOARD_SEEDS["rp2350"]
     line = deploy_plan.describe_chip(chip)
     assert "Pico 2 (RP2350)" in line and "kalah 10 seeds" in line and "armv7emsp" in line

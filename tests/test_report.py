@@ -8,8 +8,7 @@ import struct
 import pytest
 from web_helpers import browser_or_skip
 
-from host_tools.command import report
-from host_tools.link import board_games
+from host_tools.command import game_analysis, report
 from mancala.notation import parse_record
 
 # A short kalah3 game with a careless South (made by the engine against random moves):
@@ -20,7 +19,7 @@ NODES = 1500
 
 @pytest.fixture(scope="module")
 def analysed():
-    rows = board_games.analyse_record(RECORD, NODES)
+    rows = game_analysis.analyse_record(RECORD, NODES)
     return rows, report.build(RECORD, rows, NODES)
 
 
@@ -70,7 +69,7 @@ def test_analyse_writes_html_and_png(tmp_path, capsys):
     rec = tmp_path / "g.txt"
     rec.write_text(RECORD + "\n")
     html_path, png_path = tmp_path / "r.html", tmp_path / "r.png"
-    rc = board_games.main(["analyse", str(rec), "--nodes", "400", "--html", str(html_path),
+    rc = game_analysis.analyse_main([str(rec), "--nodes", "400", "--html", str(html_path),
                            "--png", str(png_path)])
     assert rc == 0
     out = capsys.readouterr().out
@@ -91,7 +90,7 @@ def test_analyse_writes_html_and_png(tmp_path, capsys):
 def test_analyse_report_errors_are_one_line(tmp_path, capsys):
     rec = tmp_path / "g.txt"
     rec.write_text(RECORD + "\n")
-    rc = board_games.main(["analyse", str(rec), "--nodes", "50", "--html",
+    rc = game_analysis.analyse_main([str(rec), "--nodes", "50", "--html",
                            str(tmp_path / "no" / "such" / "dir" / "r.html")])
     assert rc == 1
     assert "error: the report could not be written" in capsys.readouterr().err
@@ -135,7 +134,7 @@ def test_report_in_a_browser_graph_and_board_at_a_move(analysed, tmp_path):
 
 def test_an_unfinished_game_ends_on_a_search():
     record = " ".join(RECORD.split()[:7])
-    rows = board_games.analyse_record(record, 300)
+    rows = game_analysis.analyse_record(record, 300)
     data = report.build(record, rows, 300)
     assert data["result"] is None and len(data["evals"]) == 7
     assert "not finished" in report.html(data)

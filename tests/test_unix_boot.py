@@ -22,18 +22,20 @@ STARTED = unix_boot.STARTED
 
 # The room (bytes of the heap above the harness's own, unix_boot.base_bytes(play=True))
 # where the board cannot have everything it wants and starts with less.  Found by a
-# scan (the working tree of issue 42's last round; this image; the virtual clock, so
+# scan (issue 42's ESP32 round: the esp32 profile's table 2**10, the stage's boot-only
+# code dropped before the app, the modules without their line numbers; the working
+# tree with the online package and issue 43's coach; this image; the virtual clock, so
 # each run is the same): `python -m host_tools.runners.unix_boot --scan 148:192:2 --play`
-# (N: the native engine, B: the bytecode, 11: its table 2**11, less: "started with less
-# memory"):
-#   148-174 KiB  no start: each start runs out of memory (the ESP32's room is
+# (N: the native engine, B: the bytecode (no room for the native module), 10/9: its
+# table 2**10 / 2**9, less: "started with less memory"):
+#   148-162 KiB  no start: each start runs out of memory (the ESP32's room is
 #                1.35 x 110 = 148.5 KiB: the xfail above)
-#   176-180      B11-less: no room for the native module nor the endgame table (at 176
-#                a game against Strong ran out of memory saving a move)
-#   182-184      B11
-#   186-190      N11-less: everything, after a first start that ran out of room
-# The heap is cut into many holes there: the bands move with any change of what the
-# start allocates; scan again after one.
+#   164-186      N9/B9/B10/N10-less: the first start runs out of room, the second
+#                starts without the room, the endgame table and often the native module
+#   188-192      N10: everything
+# (before this round: no start up to 174 KiB, everything from 186 with a table of
+# 2**11).  The heap is cut into many holes there: the bands move with any change of
+# what the start allocates, by a few KiB either way; scan again after one.
 ROOM_LESS = 180 * 1024
 @pytest.fixture(scope="module")
 def deployed(tmp_path_factory):
@@ -57,7 +59,7 @@ def start_line(out):
 
 
 @pytest.mark.xfail(strict=True, reason="the firmware's code does not fit an ESP32 without "
-                   "PSRAM: it needs ~176 KiB of this build's room to start with less and "
+                   "PSRAM: it needs ~164 KiB of this build's room to start with less and "
                    "~188 KiB for everything, the ESP32's is 148.5 KiB (docs/BOARD.md, "
                    "'Memory through the boot path'); strict: passes once it fits")
 def test_the_deployed_esp32_flash_starts_under_the_esp32s_heap(deployed, tmp_path):
@@ -95,8 +97,10 @@ def test_a_heap_too_small_for_everything_starts_with_less_and_plays_a_game(
     assert "memory: no room for" in r.out
     assert "main: confirmed slot a (%s)" % version in r.out, r.out
     assert "person: the game is over" in r.out, r.out
-    assert "Traceback" not in r.out and "MemoryError" not in r.out.replace(
-        m.group(0), ""), r.out
+    # (a MemoryError only in what the board says of itself: the start line, and "memory:
+    # the start ran out of room (MemoryError(...))" before it starts once more with less)
+    said = "\n".join(line for line in r.out.split("\n") if not line.startswith("memory: "))
+    assert "Traceback" not in r.out and "MemoryError" not in said.replace(m.group(0), ""), r.out
     assert r.rc == unix_boot.UNPLUGGED_CODE, r
 
 

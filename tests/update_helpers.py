@@ -14,6 +14,9 @@ PLAYER_DATA = {
     "data/settings.json": b'{"rules": "kalah", "level": 3, "sum": "9f2c"}',
     "data/game.json": b'{"record": "kalah 4: 3 10 2", "sum": "77aa"}',
     "data/games/g00001.txt": b"[Rules kalah]\n1. 3 10 2\n*\n",
+    # the Wi-Fi settings `mancala wifi` writes: no update may overwrite or delete them
+    "data/online.json": b'{"ssid":"net","password":"pw-long-enough","broker":"h:1883",'
+                        b'"user":"","broker_password":"","tls":false}',
 }
 
 def built_version(src, mpy=774):

@@ -1,9 +1,10 @@
 """The board asleep: DIM, DARK, WAKING and OFF (mancala/idle.py says what each is).
 Imported when the board first dims and dropped again once it is awake, so a board at
-play does not hold this code (code is RAM on the chip).  Functions of the Idle `s`."""
+play does not hold this code (code is RAM on the chip).  Functions of the Idle `s`;
+the states are its own (`s.DIM`, ...: defined once, in mancala/idle.py, which imports
+this module and is never imported by it)."""
 
 from mancala.hw.pixels import NORTH, SOUTH, WHITE
-from mancala.idle import AWAKE, DARK, DIM, OFF, WAKING
 from mancala.modes import MENU
 from mancala.rules import N_STORE, S_STORE
 
@@ -17,26 +18,26 @@ def turn(s, app, now):
     """A loop turn while the board is not awake (always the board's: True)."""
     clock = app.clock
     st = s.state
-    if st == OFF:
+    if st == s.OFF:
         rest(s, app)
         return True
-    if st == WAKING:
+    if st == s.WAKING:
         pits = app.pits
         pits.poll()  # the waking press: its events dropped, never played
         app.render()
         if not (pits.touched() or pits.gesture):
             shift(s, app, clock.diff(clock.now(), s.t_wake))
-            s.state = AWAKE
+            s.state = s.AWAKE
             s.t_active = clock.now()
         return True
     # DIM or DARK: a pit wakes the board
     if app.pits.sensors.read() & ~app.pits.ignored:
         wake(s, app, now)
         return True
-    if st == DIM:
+    if st == s.DIM:
         minutes = app.settings.get("idle", 0)
         if clock.diff(now, s.t_active) >= s.DARK_AFTER * minutes * 60000:
-            dark(s, app, "idle", DARK)
+            dark(s, app, "idle", s.DARK)
         elif clock.diff(now, s.t_draw) >= s.DIM_FRAME_MS:
             s.t_draw = now
             draw_dim(s, app, now)
@@ -56,7 +57,7 @@ def rest(s, app):
 
 
 def dim(s, app, now):
-    s.state = DIM
+    s.state = s.DIM
     s.t_sleep = now
     s.t_draw = now
     if app.status is not None:
@@ -87,7 +88,7 @@ def draw_dim(s, app, now):
 def dark(s, app, reason, state):
     """Every LED off, their supply off, the clock lowered (`state`: DARK, or OFF on an
     empty battery)."""
-    if s.state == AWAKE:
+    if s.state == s.AWAKE:
         s.t_sleep = app.clock.now()
     s.state = state
     px = app.px
@@ -118,7 +119,7 @@ def wake(s, app, now):
     """A pit went down: the state left is shown at once; its press is dropped."""
     lit(s, app)
     shift(s, app, app.clock.diff(now, s.t_sleep))
-    s.state = WAKING
+    s.state = s.WAKING
     s.t_wake = now
     app.log("idle: awake")
     app.render()

@@ -116,13 +116,21 @@ class Engine(Search, Grading, Probes):
         never, the bytecode reference).  Both search the same tree."""
         Grading.__init__(self)
         Search.__init__(self, rules, tt_bits, seed, native)
-        # Budgets of the CPU (NATIVE_BUDGETS; the bytecode Pico's without an entry)
-        budgets = NATIVE_BUDGETS.get(native_arch()) if self.kernel else None
-        self.master_nodes = budgets[0].get(rules.name) if budgets else None
+        self.stand_for(native_arch() if self.kernel else None)
+        self.chunk_scale = KERNEL_CHUNK if self.kernel else 1
+
+    def stand_for(self, cpu):
+        """Search with the budgets of a board whose machine-code kernels run on `cpu`
+        (a key of NATIVE_BUDGETS, mpy-cross's -march name; None or a CPU without an
+        entry: the bytecode Pico's).  The board: its own CPU.  The PC, which runs no
+        machine code, plays the board it stands for with the same numbers (the
+        simulators: their profile's chip; the `mancala` command: a Pico's), so the
+        same Master and the same coach (docs/ENGINE.md, "The PC plays the board's")."""
+        budgets = NATIVE_BUDGETS.get(cpu) if cpu else None
+        self.master_nodes = budgets[0].get(self.rules.name) if budgets else None
         self.grade_nodes = budgets[1] if budgets else GRADE_NODES
         self.ponder_nodes = budgets[2] if budgets else 30000  # (the App's PONDER_NODES)
         self.master_cap = self.master_nodes or 30000  # (the App's MASTER_CAP)
-        self.chunk_scale = KERNEL_CHUNK if self.kernel else 1
 
     def describe(self):
         """What the board's start line says of it: 'native armv6m' or 'bytecode (why)',
@@ -147,6 +155,7 @@ class Engine(Search, Grading, Probes):
         or of `nodes` (None: Master's budget); run it with step() or search().  The
         lower levels search without the endgame table and the quiescence (their
         mistakes are theirs), Master plays the book's move where there is one."""
+        self._end_grade_weights()  # (a grade abandoned: play's weights again)
         li = -1
         noise = 0
         if level is not None:

@@ -49,8 +49,10 @@ BUSY = (THINK, BOOT, SENSOR_TEST, LED_TEST, ERROR)
 
 
 class Idle:
-    AWAKE = AWAKE  # (the states, for mancala/power.py)
+    AWAKE = AWAKE  # (the states, for mancala/asleep.py and mancala/power.py: they use
+    DIM = DIM  # these, never import this module, which imports them)
     DARK = DARK
+    WAKING = WAKING
     OFF = OFF
     DARK_AFTER = 3  # dark after this many times the dim time (10 min -> 30 min)
     DIM_FRAME_MS = 100  # the breathing LED is redrawn this often

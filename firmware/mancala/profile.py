@@ -6,10 +6,12 @@ MCUS = {"rp2040": 29, "rp2350": 29, "esp32": 39}  # highest GPIO number (RP2350A
 # The largest engine table (2**tt_bits entries, 6 bytes each) with which a whole
 # session of games fits the board's free heap (measured by tests/test_unix_session.py
 # under the heap cap that stands for the board, docs/BOARD.md "Memory"): an ESP32
-# without PSRAM (100-110 KB free) takes 11 (12 KB), not 12; a Pico (240 KB) 14
+# without PSRAM (100-110 KB free) takes 10 (6 KB), not 11 (the four-game session
+# against Master ran out of room at 11 once the session held the new variant's engine
+# beside the old: issue 42's ESP32 round, docs/BOARD.md); a Pico (240 KB) 14
 # (96 KB), not 15; a Pico 2 (RP2350, ~470 KB free with the official RPI_PICO2 build)
 # 15 (192 KB), not 16.
-TT_BITS_MAX = {"rp2040": 14, "rp2350": 15, "esp32": 11}
+TT_BITS_MAX = {"rp2040": 14, "rp2350": 15, "esp32": 10}
 # What sits under each pit ("switch" of a "gpio" profile; a "mux" board reads linear
 # hall sensors) and how long a raw change must hold before it counts, per kind: a
 # push button's contacts bounce for up to ~10-20 ms, so 30 ms; a digital hall switch
@@ -19,6 +21,16 @@ TT_BITS_MAX = {"rp2040": 14, "rp2350": 15, "esp32": 11}
 SWITCHES = ("button", "hall")
 DEBOUNCE_MS = {"button": 30, "hall": 10, "mux": 10}
 DEBOUNCE_MAX = 100  # longer and a quick tap would not count
+# A Pico W (a Pico profile with "wifi": True): the CYW43439 radio owns GP23 (its power),
+# GP24 (SPI data), GP25 (chip select) and GP29 (SPI clock, also VSYS/3 on ADC3); its
+# on-board LED hangs off the radio, machine.Pin("LED").
+RADIO_PINS = (23, 24, 25, 29)
+RADIO_LED = "LED"
+
+
+def pico_w(p):
+    """True for a Pico (or Pico 2) W profile: a Pico with the CYW43439 radio."""
+    return p.get("wifi") is True and p.get("mcu") in ("rp2040", "rp2350")
 
 
 def sensor_kind(p):
@@ -65,6 +77,10 @@ def _power(p, pin, errs):
     bat = p.get("battery")
     if bat is None:
         return
+    if pico_w(p):
+        errs.append("battery: a Pico W cannot read its supply: GPIO 29 (VSYS/3 on ADC3) is "
+                    "also its radio's SPI clock; set \"battery\": None")
+        return
     if p["mcu"] not in ("rp2040", "rp2350"):  # a Pico or a Pico 2: VSYS/3 on ADC3
         errs.append("battery: only a Pico reads its supply (VSYS/3 on ADC3); an ESP32 "
                     "board has no VSYS: set \"battery\": None")
@@ -98,10 +114,17 @@ def validate(p):
         errs.append("mcu must be one of rp2040, rp2350, esp32, got %r" % (p["mcu"],))
         top = 39
     used = {}  # type: dict
+    radio = pico_w(p)
+    wifi = p.get("wifi")
+    if wifi is not None and not isinstance(wifi, bool):
+        errs.append("wifi must be True or False (whether the board has Wi-Fi), got %r" % (wifi,))
 
     def pin(key, v):
         if not _is_int(v) or not 0 <= v <= top:
             errs.append("%s: %r is not a GPIO of %s (0..%d)" % (key, v, p["mcu"], top))
+        elif radio and v in RADIO_PINS:
+            errs.append("%s: GPIO %d belongs to the Pico W's radio (GPIO 23, 24, 25, 29)"
+                        % (key, v))
         elif v in used:
             errs.append("%s: GPIO %d is already used by %s" % (key, v, used[v]))
         else:
@@ -155,7 +178,9 @@ def validate(p):
                     "chain's first pits writes those alone: hw/pixels.py), got %r" % (pw,))
     _power(p, pin, errs)
     st = p.get("status_led")
-    if st is not None:
+    if radio and st == RADIO_LED:
+        pass  # the LED on the radio chip: no GPIO of the RP2040
+    elif st is not None:
         pin("status_led", st)
     n = p["led_count"]
     if not _is_int(n) or not 14 <= n <= 1024:

@@ -169,10 +169,9 @@ def shots(browser, url, folder, only_board=False):
     if only_board:
         return
     # a report of the finished game
-    from host_tools.command import report
-    from host_tools.link import board_games
+    from host_tools.command import game_analysis, report
 
-    rows = board_games.analyse_record(rec, 20000)
+    rows = game_analysis.analyse_record(rec, 20000)
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "report.html")
         with open(path, "w", encoding="utf-8") as f:

@@ -47,8 +47,12 @@ def best_main(argv):
     g.add_argument("--level", choices=LEVELS)
     g.add_argument("--nodes", type=int_type("--nodes", 1, MAX_NODES))
     p.add_argument("--seed", type=seed_type, default=0)
-    p.add_argument("--tables", nargs="?", const="build/tables", metavar="DIR",
-                   help="use the largest endgame table built in DIR (default build/tables)")
+    t = p.add_mutually_exclusive_group()
+    t.add_argument("--tables", nargs="?", const="build/tables", metavar="DIR",
+                   help="use the largest endgame table built in DIR (default: the one a "
+                        "Pico carries, where built in build/tables)")
+    t.add_argument("--no-tables", action="store_true",
+                   help="no endgame table (the board probes the one deploy sent it)")
     p.add_argument("--no-book", action="store_true",
                    help="Master without its opening book (the board plays with it)")
     a = p.parse_args(argv)
@@ -66,7 +70,8 @@ def best_main(argv):
         games.append(game)
     level = a.level if a.level or a.nodes else "master"
     for game in games:
-        eng = board_engine(game.rules, a.seed, book=not a.no_book)
+        eng = board_engine(game.rules, a.seed, book=not a.no_book,
+                           tables=not (a.tables or a.no_tables))
         if a.tables:
             from host_tools.generators.tablebase import open_built
 

@@ -4,13 +4,23 @@ Each subcommand is a function taking argv; commands of other areas are imported
 only when used, so one broken area never hides the others.
 """
 
-import argparse
 import importlib
 import json
 import sys
 import time
 
-from host_tools.command.board_text import draw
+from host_tools.argkit import (  # noqa: F401  (the argument kit: re-exported for the commands)
+    Parser,
+    SetupError,
+    UsageError,
+    bounded,
+    int_type,
+    printable,
+    run_command,
+    split_lines,
+    stdin_lines,
+)
+from host_tools.board_text import draw
 from mancala.game import END_AGREEMENT, END_REPETITION
 from mancala.notation import (
     NotationError,
@@ -22,114 +32,6 @@ from mancala.notation import (
 from mancala.rules import MASK, N_STORE, S_STORE, perft
 
 END_NOTES = {END_REPETITION: "repetition", END_AGREEMENT: "agreement"}
-
-
-class UsageError(ValueError):
-    """A bad command line or input: `mancala NAME: error: MESSAGE`, exit status 2."""
-
-
-class SetupError(RuntimeError):
-    """A part of the set-up is missing (the MicroPython VM, OpenSpiel: `make play` installs
-    only what playing needs): `mancala NAME: error: MESSAGE` saying what to run, exit
-    status 1, as for any failure outside the command line."""
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse with its errors as one UsageError line (no usage block)."""
-
-    def error(self, message):
-        raise UsageError(message)
-
-
-def printable(text):
-    """`text` safe to print on one line: control characters and undecodable bytes
-    (surrogate escapes of non-UTF-8 arguments) escaped."""
-    return "".join(c if c.isprintable() and not 0xD800 <= ord(c) < 0xE000
-                   else repr(c)[1:-1] for c in str(text))
-
-
-def bounded(what, text, low, high):
-    """The whole number `text` in low..high, or a UsageError naming `what`."""
-    t = text.strip()
-    digits = t[1:] if t[:1] in "+-" else t
-    if not digits.isdigit() or not digits.isascii():
-        raise UsageError("%s must be a whole number, got %r" % (what, text))
-    if len(digits) > 12 or not low <= int(t) <= high:
-        raise UsageError("%s must be %d..%d, got %s" % (what, low, high, printable(t)))
-    return int(t)
-
-
-def int_type(what, low, high):
-    """An argparse type: a whole number in low..high."""
-    def parse(text):
-        try:
-            return bounded(what, text, low, high)
-        except UsageError as e:
-            raise argparse.ArgumentTypeError(str(e)) from None
-
-    parse.__name__ = what  # argparse names the type in its messages
-    return parse
-
-
-def _decoded(raw):
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-
-
-def split_lines(chunks):
-    """The lines of a stream of byte chunks, without their line ends; a line that is
-    not UTF-8 is None.  CR, LF and CR LF each end a line (a serial terminal's Enter
-    sends a bare CR).  A line ended by a CR is given at once, before the next read (a
-    terminal waits for the answer); an LF that then opens the next chunk completes
-    that CR LF, it is no empty line."""
-    rest = b""
-    after_cr = False
-    for chunk in chunks:
-        if not chunk:
-            continue
-        if after_cr and chunk[:1] == b"\n":
-            chunk = chunk[1:]
-        after_cr = chunk[-1:] == b"\r"
-        *whole, rest = (rest + chunk).replace(b"\r\n", b"\n").replace(b"\r", b"\n") \
-            .split(b"\n")
-        for raw in whole:
-            yield _decoded(raw)
-    if rest:
-        yield _decoded(rest)
-
-
-def stdin_lines():
-    """stdin's lines without their line ends (CR, LF or CR LF: split_lines); a line
-    that is not UTF-8 is None."""
-    buf = sys.stdin.buffer
-    read = getattr(buf, "read1", None) or buf.read  # read1: what has come, no waiting
-    yield from split_lines(iter(lambda: read(65536), b""))
-
-
-def run_command(name, fn, argv):
-    """Run a command function; every failure is one line on stderr and a non-zero
-    exit status: 2 for bad input, 1 for an outside failure (a file, a board)."""
-
-    try:
-        return fn(argv) or 0
-    except (NotationError, UsageError) as e:
-        print("mancala %s: error: %s" % (name, printable(e)), file=sys.stderr)
-        return 2
-    except SetupError as e:
-        print("mancala %s: error: %s" % (name, printable(e)), file=sys.stderr)
-        return 1
-    except OSError as e:
-        if isinstance(e, BrokenPipeError):
-            return 0
-        where = "%s: " % printable(e.filename) if e.filename else ""
-        print("mancala %s: error: %s%s" % (name, where, printable(e.strerror or e)),
-              file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("mancala %s: interrupted" % name, file=sys.stderr)
-        return 130
 
 
 def _result(game):
@@ -273,7 +175,9 @@ LAZY = {
     "sim": ("host_tools.simulators.sim", "main"),
     "deploy": ("host_tools.link.deploy", "deploy_main"),
     "pull": ("host_tools.link.board_games", "pull_games_main"),
-    "analyse": ("host_tools.link.board_games", "analyse_main"),
+    "wifi": ("host_tools.command.wifi", "wifi_main"),
+    "online": ("host_tools.command.online", "online_main"),
+    "analyse": ("host_tools.command.game_analysis", "analyse_main"),
     "flash": ("host_tools.link.flash_micropython", "flash_main"),
     "tablebase": ("host_tools.generators.tablebase", "main"),
     "puzzles": ("host_tools.generators.puzzles", "main"),
@@ -295,6 +199,8 @@ engine:  engine                        the engine's line protocol (docs/ENGINE.m
          book build|verify|show        Master's opening book (make book)
 board:   sim [--headless]              the simulated board (make play)
          deploy | pull | analyse RECORD|FILE|- | flash   update a board, grade its games
+         wifi --ssid NET --broker HOST:PORT | --show | --clear   the board's online settings
+online:  online create|join CODE|resume|leave --broker HOST[:PORT]   a game from the terminal
 Every error is one line on stderr, `mancala COMMAND: error: ...`; the exit status is
 2 for bad input, 1 for an outside failure (a file, a board, a part of the set-up
 `make setup` installs), 0 otherwise.

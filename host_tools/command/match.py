@@ -83,12 +83,47 @@ def parse_setting(text):
     return name, bounded("the value of " + name, value.strip(), *SETTABLE[name])
 
 
+# The board the command stands for: a Pico whose machine-code kernels run (as `make
+# deploy` leaves it): its Master's and its coach's budgets (engine.NATIVE_BUDGETS of
+# its CPU), its table size (tt_bits 12), its opening book (committed) and the endgame
+# tables deploy sends it (tablebase.BOARD_SEEDS of its platform, where built here).
+BOARD_CPU = "armv6m"
+BOARD_PLATFORM = "rp2"
+BOARD_TT_BITS = 12
+
+
+def board_table(rules, platform=BOARD_PLATFORM, where=None):
+    """The endgame table a board of `platform` carries for `rules`, opened, if this PC
+    has built it (`make tablebase`); else None (such a board plays without, as one
+    that was not sent it)."""
+    from host_tools.generators import tablebase as TB
+
+    seeds = TB.BOARD_SEEDS[platform].get(TB.table_variant(rules.id))
+    if seeds is None:
+        return None
+    path = TB.built_path(rules.id, seeds, where or TB.TABLES_DIR)
+    if not os.path.exists(path):
+        return None
+    return TB.load_table(path, check=False)
+
+
+def set_board_book(eng, rules):
+    """The committed opening book of `rules` (the one the board carries), if any."""
+    from host_tools.generators.book import book_path, load_book
+
+    path = book_path(rules.id)
+    if os.path.exists(path):
+        bk = load_book(path, rules.id)
+        eng.set_book(bk.f, bk.entries)
+
+
 class EnginePlayer:
-    def __init__(self, rules, spec, seed, tt_bits=12, settings=()):
+    def __init__(self, rules, spec, seed, tt_bits=BOARD_TT_BITS, settings=()):
         self.kind, self.value = spec
         settings = dict(settings)
         tt_bits = settings.pop("tt", tt_bits)
         self.engine = Engine(rules, tt_bits=tt_bits, seed=seed)
+        self.engine.stand_for(BOARD_CPU)  # a level plays the board's budgets
         self.engine.keep = True  # as on the board: one table for the whole game
         for name, value in settings.items():
             setattr(self.engine, name, value)
@@ -109,6 +144,15 @@ class EnginePlayer:
                 raise ValueError("no %s table in %s: build it with `make tablebase`"
                                  % (rules.name, where))
             self.engine.set_table(load_table(path, check=False))
+        if self.kind in ("level", "master"):  # the board's Master: its book and tables
+            # (unless given above; the lower levels read neither; `nodes:N` is a plain
+            # search)
+            if self.engine.book is None:
+                set_board_book(self.engine, rules)
+            if self.engine.table is None:
+                table = board_table(rules)
+                if table is not None:
+                    self.engine.set_table(table)
 
     def move(self, game, history):
         if self.kind == "level":
@@ -380,20 +424,20 @@ def match_main(argv):
 # ---------------------------------------------------------------------------
 # the board's Master on the PC
 
-def board_engine(rules, seed=0, book=True):
-    """An Engine that plays as the board's Master does: with the variant's opening book
-    (the committed firmware/tables/VARIANT.book the board carries in /tables/), where
-    there is one.  The board also probes the endgame table it was sent (`make
-    deploy`); on the PC that is --tables, since build/tables holds what this machine
-    happened to build."""
-    eng = Engine(rules, seed=seed)
+def board_engine(rules, seed=0, book=True, tables=True):
+    """An Engine that plays and grades as the board the command stands for (a Pico,
+    BOARD_CPU): its Master's and its coach's budgets, its table size, the variant's
+    opening book (the committed firmware/tables/VARIANT.book the board carries in
+    /tables/) and the endgame table `make deploy` sends it, where built on this PC
+    (board_table)."""
+    eng = Engine(rules, tt_bits=BOARD_TT_BITS, seed=seed)
+    eng.stand_for(BOARD_CPU)
     if book:
-        from host_tools.generators.book import book_path, load_book
-
-        path = book_path(rules.id)
-        if os.path.exists(path):
-            bk = load_book(path, rules.id)
-            eng.set_book(bk.f, bk.entries)
+        set_board_book(eng, rules)
+    if tables:
+        table = board_table(rules)
+        if table is not None:
+            eng.set_table(table)
     return eng
 
 

@@ -2,8 +2,8 @@
 
     mancala analyse RECORD --html game.html [--png graph.png]
 
-`build(text, rows)` turns a record and its analysis (board_games.analyse_record:
-every move graded by the engine's deep search, with the position's value) into the
+`build(text, rows)` turns a record and its analysis (game_analysis.analyse_record:
+every move graded as the board's coach grades it, with the position's value) into the
 report's data; `graph_svg()` draws the evaluation over the game as one standalone
 SVG (the project draws it: no plotting library, presentation attributes only, so
 the same drawing goes into the HTML and, through CairoSVG, into the PNG);
@@ -28,8 +28,10 @@ SWING = 5  # stones the mover's evaluation must fall for "the lead passes" to co
 
 # -- the data -------------------------------------------------------------------------
 
-def build(text, rows, nodes=None):
-    """The report's data: positions at every ply, evaluations, accuracy, critical moments."""
+def build(text, rows, nodes=None, note=None):
+    """The report's data: positions at every ply, evaluations, accuracy, critical moments.
+    `nodes`: the analysis's budget a move; `note`: what it says of that budget against
+    the board's coach (game_analysis.budget_note; this module draws what it is given)."""
     from mancala.game import END_AGREEMENT, END_REPETITION
     from mancala.notation import format_record, parse_record
     from mancala.rules import N_STORE, S_STORE
@@ -58,6 +60,8 @@ def build(text, rows, nodes=None):
         result = {"south": last[S_STORE], "north": last[N_STORE],
                   "winner": ("South", "North", "draw")[w if w >= 0 else 2], "why": why}
     return {"variant": game.rules.id, "record": format_record(game), "nodes": nodes,
+            "budget": note or ("graded with %d nodes a move" % nodes if nodes else
+                               "graded by the engine"),
             "positions": positions, "evals": evals, "moves": moves, "result": result,
             "accuracy": accuracy(moves), "critical": critical(moves, evals)}
 
@@ -66,7 +70,7 @@ def _search_eval(game, nodes):
     from mancala import engine as eng_mod
     from mancala.rules import SIDE
 
-    e = eng_mod.Engine(game.rules, tt_bits=16)
+    e = eng_mod.Engine(game.rules, tt_bits=12)  # (the board's table size, as the analysis)
     e.search(game.pos, nodes=nodes or eng_mod.GRADE_NODES)
     return (1 - 2 * game.pos[SIDE]) * e.qscore / eng_mod.SCALE
 
@@ -265,19 +269,13 @@ def html(data):
         "graph": graph_svg(data), "legend": legend, "acc_rows": "\n".join(acc_rows),
         "critical": crit, "move_rows": "\n".join(move_rows), "data": payload,
         "south": SOUTH_COLOUR, "north": NORTH_COLOUR, "bg": BACKGROUND,
-        "nodes": e(_budget(data.get("nodes"))),
+        "nodes": e(data["budget"]),
     }
 
 
-def _budget(nodes):
-    from host_tools.link.board_games import budget_note, default_analyse_nodes
-
-    return budget_note(nodes or default_analyse_nodes())
-
-
-def write(text, rows, html_path=None, png_path=None, nodes=None):
+def write(text, rows, html_path=None, png_path=None, nodes=None, note=None):
     """Write the report files asked for; returns the report data."""
-    data = build(text, rows, nodes)
+    data = build(text, rows, nodes, note)
     if png_path:
         blob = png(data)
         with open(png_path, "wb") as f:

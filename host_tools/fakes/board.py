@@ -14,7 +14,7 @@ them: a turn every FRAME_MS, sleeping what is left after its work.
 """
 
 from mancala import app as A
-from mancala.engine import PICO_NODES_PER_S, Engine
+from mancala.engine import KERNEL_CHUNK, PICO_NODES_PER_S, Engine
 
 try:
     from mancala.engine import PICO_QUIESCE_NODES_PER_S
@@ -29,6 +29,19 @@ DRAW_US = 6300
 # the mode's tick, the frame check): ~2.4 ms of a 20 ms think turn on the RP2040
 # model (issue 22's measurement, docs/ENGINE.md), charged at each poll.
 TURN_US = 2400
+
+
+# A board whose machine-code kernels run (a deployed one, SimBoard(..., native=True):
+# the terminal simulator and the page): the CPU they are built for, by the profile's
+# "mcu" (engine.NATIVE_BUDGETS' keys: its Master's and its coach's budgets) ...
+CPU_OF_MCU = {"rp2040": "armv6m", "rp2350": "armv7emsp", "esp32": "xtensawin"}
+# ... and the kernels' nodes a second on a Pico, charged on the manual clock (RP2040
+# model, docs/ENGINE.md "Spending it": a 2 s Master think through the board's loop,
+# 95.5% of it searching, the lower of two positions without taps; kalah's static
+# search from a coach's grade of 2 s, 56,511 nodes, "Native kernels"), so a 2 s think
+# ends by its budget as the board's does
+NATIVE_NODES_PER_S = {"kalah": 28000, "mangala": 21300, "oware": 25500, "ranok": 14600}
+NATIVE_QUIESCE_NODES_PER_S = {"kalah": 23100}
 
 
 class PicoTimedEngine(Engine):
@@ -64,7 +77,7 @@ def index(name):
 
 class SimBoard:
     def __init__(self, profile, machine, neopixel, fs=None, clock=None, engine_cls=None,
-                 seed=1, strict=True, log=None, held=(), noise=0):
+                 seed=1, strict=True, log=None, held=(), noise=0, native=False):
         self.machine = machine
         self.neopixel = neopixel
         machine.reset()
@@ -73,6 +86,10 @@ class SimBoard:
 
             profile = profiles.load(profile)
         self.profile = profile
+        # native: the deployed board's engine (its chip's budgets, the kernels' rates);
+        # else the bytecode Pico's (the tests' boards)
+        self.cpu = CPU_OF_MCU.get(profile.get("mcu")) if native and isinstance(profile, dict) \
+            else None
         self.clock = clock or ManualClock(1000)
         self.magnets = [0] * 14
         self.noise = noise
@@ -104,6 +121,8 @@ class SimBoard:
         self.fs = fs
         if engine_cls is None and self.timed:
             engine_cls = self.timed_engine
+        elif engine_cls is None and self.cpu:
+            engine_cls = self.board_engine
         # the firmware's own entry point, on the fakes (run=False: we turn its loop)
         neopixel.wire = self._wire if self.timed else None
         try:
@@ -139,10 +158,21 @@ class SimBoard:
 
     # -- the cost model ------------------------------------------------------------------
 
+    def board_engine(self, rules, tt_bits=12, seed=0):
+        """The engine of the board simulated (`cpu`: a deployed board's budgets)."""
+        e = Engine(rules, tt_bits, seed)
+        e.stand_for(self.cpu)
+        return e
+
     def timed_engine(self, rules, tt_bits=12, seed=0):
         e = PicoTimedEngine(rules, tt_bits, seed)
-        e.us_per_node = 1000000 // PICO_NODES_PER_S.get(rules.name, 1200)
-        q = PICO_QUIESCE_NODES_PER_S.get(rules.name)
+        rate, qrate = PICO_NODES_PER_S, PICO_QUIESCE_NODES_PER_S
+        if self.cpu:  # a deployed board: its chip's budgets, at the kernels' rates
+            e.stand_for(self.cpu)
+            e.chunk_scale = KERNEL_CHUNK  # (the same ms between clock reads as the kernel)
+            rate, qrate = NATIVE_NODES_PER_S, NATIVE_QUIESCE_NODES_PER_S
+        e.us_per_node = 1000000 // rate.get(rules.name, 1200)
+        q = qrate.get(rules.name)
         e.us_per_qnode = 1000000 // q if q else 0
         e.charge = self._engine
         return e

@@ -130,10 +130,13 @@ def tables():
     for k in range(len(cols[0])):
         label = cols[0][k][0] if len({len(c) for c in cols}) == 1 else ""
         lines.append("| %s | " % label + " | ".join("%.0f mA" % c[k][1] for c in cols) + " |")
-    picos = [n for n in names if profiles.load(n)["mcu"] in ("rp2040", "rp2350")]
+    # (a Pico W reads no VSYS: its GPIO 29 is the radio's clock, hardware/pico_w/)
+    picos = [n for n in names if profiles.load(n)["mcu"] in ("rp2040", "rp2350")
+             and not profiles.load(n).get("wifi")]
     lines += ["", "With the battery option (hardware/battery.md: a %d mAh 18650 cell, %d %% "
               "of it usable, the LEDs' supply switched off when dark): current and hours per "
-              "charge (no ESP32: it has no VSYS to read):" % (CELL_MAH, USABLE * 100), "",
+              "charge (no ESP32: it has no VSYS to read; no Pico W: its VSYS pin is also the "
+              "radio's clock):" % (CELL_MAH, USABLE * 100), "",
               "| state | " + " | ".join(picos) + " |", "|---|" + "---|" * len(picos)]
     cols = [states(with_battery(profiles.load(n))) for n in picos]
     for k in range(len(cols[0])):

@@ -277,13 +277,13 @@ def walk(book, variant, plies=OPENING_PLIES):
 
 def main(argv=None):
     """`mancala book`; every failure is one line and a non-zero status."""
-    from host_tools.command.cli import run_command
+    from host_tools.argkit import run_command
 
     return run_command("book", _main, sys.argv[1:] if argv is None else argv)
 
 
 def _main(argv):
-    from host_tools.command.cli import Parser, UsageError, int_type
+    from host_tools.argkit import Parser, UsageError, int_type
 
     p = Parser(prog="mancala book", description="Opening books for Master: build, verify, show.")
     sub = p.add_subparsers(dest="cmd", required=True)

@@ -24,7 +24,9 @@ COMMON_KEYS = ("name", "mcu", "sensor", "led_pin", "led_count", "leds", "ma_per_
                "status_led")
 # the idle sleep's and the battery's keys (mancala/idle.py, hardware/battery.md): optional
 POWER_KEYS = ("battery", "idle_hz", "idle_sleep", "led_power_pin")
-OPTIONAL_KEYS = ("pixel_driver",)  # the LED chain's driver (hw/pio_chain.py make_chain)
+# the LED chain's driver (hw/pio_chain.py make_chain); whether the board has Wi-Fi
+# (online play; on a Pico it is a Pico W: pins.board_key)
+OPTIONAL_KEYS = ("pixel_driver", "wifi")
 SENSOR_KEYS = {
     "gpio": ("pit_pins",),
     "mux": ("mux_select", "mux_adc", "mux_channels", "hall_threshold", "hall_hysteresis"),
@@ -47,6 +49,7 @@ STRIP_UF_PER_LED = 0.1  # the 100 nF next to every WS2812B of a strip or ring
 PARTS = {
     "pico": ("Raspberry Pi", "SC0915", "Raspberry Pi Pico (RP2040), no headers", 4.00),
     "pico2": ("Raspberry Pi", "SC1631", "Raspberry Pi Pico 2 (RP2350), no headers", 5.00),
+    "picow": ("Raspberry Pi", "SC0918", "Raspberry Pi Pico W (RP2040 + CYW43439 2.4 GHz Wi-Fi), no headers", 6.00),
     "esp32": ("Espressif", "ESP32-DEVKITC-32E", "ESP32-DevKitC V4, ESP32-WROOM-32E 4 MB", 10.00),
     "ring12": ("Adafruit", "1643", "NeoPixel Ring, 12 x WS2812 5050, 37 mm OD", 7.50),
     "strip60": ("Adafruit", "1138", "NeoPixel strip WS2812B, 60 LED/m, 1 m (cut to length)", 25.00),
@@ -113,6 +116,21 @@ BUILDS = {
                    "4 MB of flash for larger endgame tables, a faster core.",
         "supply_ma": 3000, "mcu_ma": 100,
         "bom": (("pico2", 1), ("button", 14), ("ring12", 12), ("strip60", 1), ("ahct125", 1),
+                ("r330", 1), ("c1000u", 1), ("c100n", 2), ("schottky", 1), ("ptc", 1),
+                ("jack", 1), ("psu3a", 1), ("wire22", 1), ("wire18", 1), ("perf", 1)),
+        "optional": (("hall_sw", 14, "instead of the buttons: contactless, needs a magnet"),),
+    },
+    "pico_w": {
+        "title": "Pico W + push buttons (Wi-Fi: online play)",
+        "summary": "The pico_buttons build on a Raspberry Pi Pico W (RP2040 + the CYW43439 "
+                   "Wi-Fi chip) for online play: the same pits, LEDs and supply; the radio "
+                   "owns GP23, GP24, GP25 and GP29 and the on-board LED, none of which the "
+                   "wiring uses. No battery option (its VSYS pin is the radio's clock).",
+        # the Pico W with its radio sending: the RP2040's ~25 mA and the CYW43439's
+        # transmit bursts (a few hundred mA at 3.3 V, through the Pico's buck-boost), an
+        # estimate on the safe side as the ESP32 build's 500 mA is
+        "supply_ma": 3000, "mcu_ma": 300,
+        "bom": (("picow", 1), ("button", 14), ("ring12", 12), ("strip60", 1), ("ahct125", 1),
                 ("r330", 1), ("c1000u", 1), ("c100n", 2), ("schottky", 1), ("ptc", 1),
                 ("jack", 1), ("psu3a", 1), ("wire22", 1), ("wire18", 1), ("perf", 1)),
         "optional": (("hall_sw", 14, "instead of the buttons: contactless, needs a magnet"),),

@@ -32,7 +32,7 @@ def _pin_cell(mcu, pin):
 
 def wiring_rows(profile):
     """(signal, from, MCU pin label, header pin, to) rows of the wiring table."""
-    mcu = profile["mcu"]
+    mcu = pins.board_key(profile)
     rows = []
     if profile["sensor"] == "gpio":
         for i, p in enumerate(profile["pit_pins"]):
@@ -51,8 +51,38 @@ def wiring_rows(profile):
     if profile["status_led"] is not None:
         p = profile["status_led"]
         rows.append(("status LED", pins.label(mcu, p), pins.header_pin(mcu, p),
-                     "on-board LED (blink codes)"))
+                     "on-board LED (blink codes)" if p != pins.RADIO_LED else
+                     "on-board LED on the radio chip (blink codes): nothing to wire"))
     return rows
+
+
+def radio_notes(profile):
+    """What a Wi-Fi Pico's page says about its radio (hardware/pico_w/)."""
+    board = pins.BOARDS[pins.board_key(profile)]
+    return [
+        "### The radio's pins\n",
+        "The CYW43439 Wi-Fi chip is wired to four GPIOs on the board itself; the profile "
+        "leaves them alone (`make hardware-check` and the firmware's own check refuse "
+        "them):\n",
+        "| GPIO | on the %s |\n|---|---|" % board["board"].split(" (")[0],
+    ] + ["| GP%d | %s |" % (gp, board["notes"][gp].split(": ", 1)[1]) for gp in (23, 24, 25, 29)] + [
+        "",
+        "The on-board LED is on the radio chip (its WL_GPIO0): `status_led` is `\"LED\"`, "
+        "MicroPython's `machine.Pin(\"LED\")`. VBUS sense moved to the radio too "
+        "(`Pin(\"WL_GPIO2\")`).\n",
+        "**No battery option.** VSYS/3 reaches GP29 (ADC3), which is also the radio's SPI "
+        "clock: it reads VSYS only while the radio is held off its bus, and MicroPython "
+        "has no way to do that (micropython/micropython issue 10406; in C, "
+        "`cyw43_thread_enter()`). So a Pico W board runs on USB or mains and does not read "
+        "its supply (`\"battery\": None`; the firmware refuses a battery on a Pico W), "
+        "and [battery.md](../battery.md)'s option is for the Pico builds without Wi-Fi.\n",
+        "**Antenna.** The antenna is the end of the board opposite the USB socket: keep "
+        "that end clear of the 18 AWG 5 V bus, the LED strips and any metal (at least "
+        "a few cm), and out of a metal box; wood and acrylic do not block it.\n",
+        "**Flash.** MicroPython for the Pico W leaves 848 KiB of the 2 MB flash to the "
+        "filesystem (the Pico's: 1408 KiB): `mancala deploy` plans no endgame tables "
+        "for it, and Master plays on its search alone.\n",
+    ]
 
 
 def chain_start(profile):
@@ -62,7 +92,7 @@ def chain_start(profile):
 def render_build_md(name, profile):
     b = BUILDS[name]
     mcu = profile["mcu"]
-    board = pins.MCUS[mcu]
+    board = pins.BOARDS[pins.board_key(profile)]
     out = [GENERATED % name, "# %s (`%s`)\n" % (b["title"], name), b["summary"] + "\n"]
     out.append("Firmware profile: [`firmware/mancala/profiles/%s.py`](../../firmware/mancala/profiles/%s.py). "
                "Everything on this page is generated from it; to move a wire, change the "
@@ -90,8 +120,11 @@ def render_build_md(name, profile):
                    "pull-down holds it) does not touch this wiring: every pit input uses the "
                    "internal pull-up and its button pulls it to GND.\n")
     if mcu != "esp32" and profile["status_led"] == 25:
-        out.append("On a Pico W the on-board LED hangs off the wireless chip, not GP25: set "
-                   "`status_led` to None there.\n")
+        out.append("A Pico W does not take this profile: its radio owns GP23, GP24, GP25 and "
+                   "GP29, and its on-board LED hangs off the radio chip: build "
+                   "[pico_w](../pico_w/README.md) on it.\n")
+    if pins.board_key(profile) != mcu:
+        out.extend(radio_notes(profile))
     if profile["sensor"] == "mux":
         out.append("### Multiplexer channels\n")
         out.append("| pit | CD74HC4067 channel | sensor |\n|---|---|---|")
@@ -299,7 +332,7 @@ def render_index_md(names, profiles):
         b = BUILDS[name]
         total = sum(r[6] for r in bom_rows(name))
         out.append("| [%s](%s/README.md) | %s | %s | %d | %s | %d | %d mA | %.0f USD |"
-                   % (name, name, pins.MCUS[p["mcu"]]["board"],
+                   % (name, name, pins.BOARDS[pins.board_key(p)]["board"],
                       "buttons / hall switches" if p["sensor"] == "gpio" else "linear hall via CD74HC4067",
                       p["led_count"], supply_name(b["supply_ma"]), p["current_limit_ma"],
                       round(worst_case_ma(p, 255)), total))

@@ -54,6 +54,13 @@ def validate(profile, module=None, build=None):
     mcu = profile["mcu"]
     if mcu not in pins.MCUS:
         return errors + ["unknown mcu %r" % (mcu,)]
+    wifi = profile.get("wifi")
+    if wifi is not None and not isinstance(wifi, bool):
+        err("wifi must be True or False (whether the board has Wi-Fi), not %r" % (wifi,))
+    board = pins.board_key(profile)  # a Pico W's pin table: its radio's GPIOs refused
+    if board != mcu and profile.get("battery") is not None:
+        err("battery: a Pico W cannot read its supply (GPIO 29, VSYS/3, is its radio's "
+            "SPI clock): set \"battery\": None")
 
     # --- pins: existence, capability, used once
     used = []  # (pin, what)
@@ -88,7 +95,7 @@ def validate(profile, module=None, build=None):
         used.append((profile["status_led"], "status_led", "status_led"))
     seen = {}
     for pin, what, job in used:
-        for why in pins.pin_problems(mcu, pin, job):
+        for why in pins.pin_problems(board, pin, job):
             err("%s: %s" % (what, why))
         if _is_int(pin):
             if pin in seen:

@@ -1,8 +1,11 @@
 """What each GPIO of a supported microcontroller board can do (host side only).
 
-One table per MCU value of a board profile ("rp2040", "rp2350", "esp32"). `pin_problems()`
-answers "can this pin do this job?" and returns human-readable reasons when not;
-`host_tools.generators.hardware_validation.validate()` uses it for every pin of every profile.
+One table per MCU value of a board profile ("rp2040", "rp2350", "esp32") in MCUS, and
+per board in BOARDS: those and the Wi-Fi Picos ("rp2040_w": a Pico W, "rp2350_w": a
+Pico 2 W), whose radio takes four of the Pico's GPIOs; `board_key(profile)` names a
+profile's.  `pin_problems()` answers "can this pin do this job?" and returns
+human-readable reasons when not; `host_tools.generators.hardware_validation.validate()`
+uses it for every pin of every profile.
 
 Jobs a pin can have in a profile:
   "pit"        gpio sensor input, active low, needs an internal pull-up
@@ -25,6 +28,7 @@ JOBS = ("pit", "mux_select", "mux_adc", "led", "status_led")
 #   console   UART0 TX/RX of the REPL / bootloader
 #   bootnoise toggles (PWM/UART output) during boot: no LED data on it
 #   onboard_led   drives the board's own LED (the right pin for "status_led")
+#   radio     the Pico W's CYW43439 (power, SPI): the radio stops if anything else drives it
 
 
 def _rp2040(chip="RP2040", board="Raspberry Pi Pico", short="Pico"):
@@ -124,29 +128,70 @@ def _esp32():
     }
 
 
+# The Pico W's on-board LED: on the radio chip (CYW43439 WL_GPIO0), MicroPython's
+# machine.Pin("LED") (ports/rp2/boards/RPI_PICO_W/pins.csv), the status_led of a Pico W.
+RADIO_LED = "LED"
+
+
+def _pico_w(chip="RP2040", board="Raspberry Pi Pico W", short="Pico W"):
+    # The Pico W (and the Pico 2 W): the Pico's header, with the CYW43439 Wi-Fi chip on
+    # four GPIOs (the Pico W datasheet, "Pinout"): GP23 WL_ON (the radio's power), GP24
+    # its SPI data and interrupt, GP25 its SPI chip select, GP29 its SPI clock, which is
+    # also VSYS/3 on ADC3 (read only while the radio is held off its bus, which
+    # MicroPython cannot do).  The LED, the SMPS mode and VBUS sense moved to the radio.
+    t = _rp2040(chip + " + CYW43439", board, short)
+    for gp in (23, 24, 25, 29):
+        t["pins"][gp] = {"onboard", "radio"}
+    t["notes"].update({
+        23: "%s: WL_ON, the radio's power (on-board)" % short,
+        24: "%s: the radio's SPI data and interrupt (on-board)" % short,
+        25: "%s: the radio's SPI chip select (on-board)" % short,
+        29: "%s: the radio's SPI clock; VSYS/3 on ADC3 only while the radio is off its bus" % short,
+    })
+    t["pins"][RADIO_LED] = {"onboard", "onboard_led", "radio"}
+    t["labels"][RADIO_LED] = 'Pin("LED")'
+    t["notes"][RADIO_LED] = "%s: the on-board LED, on the radio chip (CYW43439 WL_GPIO0)" % short
+    return t
+
+
 MCUS = {"rp2040": _rp2040(), "rp2350": _rp2040("RP2350", "Raspberry Pi Pico 2", "Pico 2"),
         "esp32": _esp32()}
 PICO_MCUS = ("rp2040", "rp2350")  # the Pico's header and power pins (VBUS, VSYS, 3V3)
+# Every board's table: each MCU's own, and the Wi-Fi Picos'
+BOARDS = dict(MCUS, rp2040_w=_pico_w(), rp2350_w=_pico_w("RP2350", "Raspberry Pi Pico 2 W", "Pico 2 W"))
+
+
+def board_key(profile):
+    """The BOARDS table of a profile: its "mcu", or a Pico W's ("wifi": True on a Pico).
+    An ESP32's radio is inside its module: no pin of the DevKitC changes."""
+    mcu = profile.get("mcu")
+    if profile.get("wifi") is True and mcu in PICO_MCUS:
+        return mcu + "_w"
+    return mcu
 
 
 def exists(mcu, pin):
-    return isinstance(pin, int) and not isinstance(pin, bool) and pin in MCUS[mcu]["pins"]
+    """`mcu`: a BOARDS key (an MCU, or a Wi-Fi Pico's board)."""
+    if isinstance(pin, bool) or not isinstance(pin, (int, str)):
+        return False
+    return pin in BOARDS[mcu]["pins"]
 
 
 def pin_problems(mcu, pin, job):
-    """Reasons why `pin` cannot do `job` on `mcu` (empty list: fine)."""
-    if mcu not in MCUS:
+    """Reasons why `pin` cannot do `job` on `mcu` (a BOARDS key; empty list: fine)."""
+    if mcu not in BOARDS:
         return ["unknown mcu %r" % (mcu,)]
     if job not in JOBS:
         return ["unknown job %r" % (job,)]
     if not exists(mcu, pin):
-        return ["GPIO %r does not exist on %s" % (pin, MCUS[mcu]["board"])]
-    caps = MCUS[mcu]["pins"][pin]
-    note = MCUS[mcu]["notes"].get(pin, "")
+        return ["GPIO %r does not exist on %s" % (pin, BOARDS[mcu]["board"])]
+    caps = BOARDS[mcu]["pins"][pin]
+    note = BOARDS[mcu]["notes"].get(pin, "")
     why = []
 
     def bad(text):
-        why.append("GPIO %d cannot be %s: %s" % (pin, job, text + (" (%s)" % note if note else "")))
+        what = ("GPIO %d" % pin) if isinstance(pin, int) else label(mcu, pin)
+        why.append("%s cannot be %s: %s" % (what, job, text + (" (%s)" % note if note else "")))
 
     if "flash" in caps:
         bad("wired to the SPI flash")
@@ -154,10 +199,16 @@ def pin_problems(mcu, pin, job):
     if job == "status_led":
         if "onboard_led" in caps:
             return why
+        if "radio" in caps:
+            bad("belongs to the radio")
+            return why
         if "out" not in caps:
             bad("input only")
         if "onboard" in caps:
             bad("used on the board")
+        return why
+    if "radio" in caps:
+        bad("belongs to the radio")
         return why
     if "onboard" in caps:
         bad("used on the board")
@@ -185,10 +236,10 @@ def pin_problems(mcu, pin, job):
 
 
 def label(mcu, pin):
-    return MCUS[mcu]["labels"].get(pin, str(pin))
+    return BOARDS[mcu]["labels"].get(pin, str(pin))
 
 
 def header_pin(mcu, pin):
-    if "onboard_led" in MCUS[mcu]["pins"].get(pin, ()):
+    if "onboard_led" in BOARDS[mcu]["pins"].get(pin, ()):
         return "on board"
-    return MCUS[mcu]["header"].get(pin, "-")
+    return BOARDS[mcu]["header"].get(pin, "-")

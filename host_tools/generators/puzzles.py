@@ -276,7 +276,7 @@ def _progress(variant):
 
 
 def main(argv=None):
-    from host_tools.command.cli import Parser, UsageError, int_type
+    from host_tools.argkit import Parser, UsageError, int_type
 
     p = Parser(prog="mancala puzzles", description="Make, check and show the board's puzzles.")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -315,7 +315,7 @@ def main(argv=None):
         for variant, n, why in bad:
             print("%s %d: %s" % (variant, n, why))
         return 1 if bad else 0
-    from host_tools.command.board_text import draw
+    from host_tools.board_text import draw
 
     rules = get_rules(a.variant)
     with open(data_path(a.variant)) as f:

@@ -81,7 +81,9 @@ CHIP_MPY = {"rp2": 6 | 3 << 8 | 4 << 10, "rp2350": 6 | 3 << 8 | 7 << 10,
 # mostly unknown (88% of the positions up to 7 seeds depend on how a cycle ends).
 BOARD_SEEDS = {
     "rp2": {"kalah": 9, "mangala": 7},
-    "esp32": {"kalah": 10, "mangala": 9, "ranok": 7},
+    # the ESP32's firmware carries the online package (Wi-Fi play, issue 44: ~40 KiB
+    # a slot), so mangala 8 (was 9)
+    "esp32": {"kalah": 10, "mangala": 8, "ranok": 7},
     "rp2350": {"kalah": 10, "mangala": 10, "ranok": 10, "oware": 7},  # the Pico 2
 }
 
@@ -128,7 +130,8 @@ def firmware_kib(platform):
     in a littlefs image; about 0.3 s)."""
     from host_tools.link import flash_image
 
-    return flash_image.firmware_kib(mpy=CHIP_MPY[platform], size=FS_KIB[platform] * 1024)
+    return flash_image.firmware_kib(mpy=CHIP_MPY[platform], size=FS_KIB[platform] * 1024,
+                                     chip=platform)
 
 
 def tables_kib(plan):
@@ -393,7 +396,7 @@ def _wanted(variants, seeds):
 
 
 def _check_variant(variant):
-    from host_tools.command.cli import UsageError, printable
+    from host_tools.argkit import UsageError, printable
 
     if variant not in VARIANTS and variant not in TABLE_OF:
         raise UsageError("unknown variant '%s' (expected one of: %s)"
@@ -432,7 +435,7 @@ def _build(a):
 
 def main(argv=None):
     """`mancala tablebase`; every failure is one line and a non-zero status."""
-    from host_tools.command.cli import run_command
+    from host_tools.argkit import run_command
 
     return run_command("tablebase", _main, sys.argv[1:] if argv is None else argv)
 
@@ -441,7 +444,7 @@ def _verify(files):
     """`tablebase verify`: a line for each file on stdout (ok, or damaged: what the
     check found); a file that cannot be read is no damaged table but an error line
     (`mancala tablebase: error: ...`, stderr).  Exit status 1 if any is not ok."""
-    from host_tools.command.cli import printable
+    from host_tools.argkit import printable
 
     bad = 0
     for path in files:
@@ -467,7 +470,7 @@ def _verify(files):
 
 
 def _main(argv):
-    from host_tools.command.cli import Parser, int_type
+    from host_tools.argkit import Parser, int_type
 
     p = Parser(prog="mancala tablebase", description="Endgame tables: build, verify, probe.")
     sub = p.add_subparsers(dest="cmd", required=True)

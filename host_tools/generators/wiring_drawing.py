@@ -124,7 +124,7 @@ def render_svg(name, profile):
     mx, my, mw = 40, mcu_top, 300
     stub = mx + mw + 25
     s.rect(mx, my, mw, mcu_h, fill="#e9f1f9", stroke="#34495e", rx=6, sw=2)
-    s.text(mx + mw // 2, my + 22, pins.MCUS[mcu]["board"].replace("ESP32-WROOM-", "WROOM-"), size=13, anchor="middle", weight="bold")
+    s.text(mx + mw // 2, my + 22, pins.BOARDS[pins.board_key(profile)]["board"].replace("ESP32-WROOM-", "WROOM-"), size=13, anchor="middle", weight="bold")
     s.text(mx + 10, my + 42, "pin    signal", size=10, color="#555")
     pin_y = {}
     for k, (sig, lab, hdr, _to) in enumerate(rows):
@@ -216,9 +216,8 @@ def _led_range(first, count):
 
 
 def _sensor_label(profile, i):
-    mcu = profile["mcu"]
     if profile["sensor"] == "gpio":
-        return pins.label(mcu, profile["pit_pins"][i]).split("/")[0]
+        return pins.label(pins.board_key(profile), profile["pit_pins"][i]).split("/")[0]
     return "mux C%d" % profile["mux_channels"][i]
 
 

@@ -164,15 +164,17 @@ def deploy(port=None, src=deploy_plan.DEFAULT_SRC, use_mpy=True, max_boots=3, ou
     board = board_transport.Board(port)
     try:
         board.raw(soft_reset=True)
-        if profile is not None:
-            set_profile(board, profile, rep)
         info = board.info()
         rep.say("board on %s: MicroPython %s (%s), .mpy %s; running %s" % (
             port, ".".join(map(str, info["version"])), info["platform"],
             "v%d.%d" % (info["mpy"] & 0xFF, (info["mpy"] >> 8) & 3) if info["mpy"] is not None else "none",
             describe_running(info)))
-        rep.say(deploy_plan.describe_chip(deploy_plan.check_board(info, use_mpy)))
-        version, root_files, slot_files, fmt = deploy_plan.build(src, info["mpy"], use_mpy)
+        chip = deploy_plan.check_board(info, use_mpy)
+        rep.say(deploy_plan.describe_chip(chip))
+        if profile is not None:
+            deploy_plan.check_profile(chip, src, profile)
+            set_profile(board, profile, rep)
+        version, root_files, slot_files, fmt = deploy_plan.build(src, info["mpy"], use_mpy, chip)
         manifest = deploy_plan.manifest_of(version, slot_files, fmt)
         p = deploy_plan.plan(info, manifest, root_files)
         st = info.get("state") or {}

@@ -95,12 +95,75 @@ def read_version(src):
     return "0"
 
 
-def build(src, mpy=None, use_mpy=True):
+def profile_mcu(path):
+    """The "mcu" a profile module's PROFILE names (read as text: the host does not
+    import the firmware it sends), or None (none named, or no such file)."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError:
+        return None
+    m = re.search(r"""["']mcu["']\s*:\s*["'](\w+)["']""", text)
+    return m.group(1) if m else None
+
+
+def for_chip(chip, rel, path):
+    """Whether a file of the firmware goes to a board with this chip (chip_of's dict;
+    None, a chip deploy does not know: everything goes).  Flash is what a chip runs
+    short of first (tests/test_tablebase.py's plans): a board without Wi-Fi gets no
+    online package (~40 KiB a slot), and a board gets only the profiles of its own
+    chip (a profile's .mpy takes a 4 KiB block in each slot)."""
+    if chip is None:
+        return True
+    if rel.startswith("mancala/online/") or rel == "mancala/modes/online.py":
+        return chip["wifi"]
+    if rel.startswith("mancala/profiles/") and not rel.endswith("/__init__.py"):
+        return profile_mcu(path) == chip["mcu"]
+    return True
+
+
+def check_profile(chip, src, profile):
+    """Refuse, before anything is written, a profile for another chip than the board's:
+    it would not be sent (for_chip), and the board would not start."""
+    if chip is None:  # a chip deploy does not know: it gets every profile
+        return
+    mcu = profile_mcu(os.path.join(src, "mancala", "profiles", profile + ".py"))
+    if mcu != chip["mcu"]:
+        names = [n for n in profile_names(src)
+                 if for_chip(chip, "mancala/profiles/%s.py" % n,
+                             os.path.join(src, "mancala", "profiles", n + ".py"))]
+        raise DeployError("board profile %s is for an %s board, this board is a %s: choose one "
+                          "of %s" % (profile, mcu, chip["name"], ", ".join(names)))
+
+
+# Chips (plan keys) whose modules go without their source line numbers (mpy-cross -X
+# no-source-lines): a module's code lives on the heap, and an ESP32 without PSRAM has
+# too little of it for the firmware (docs/BOARD.md, "Memory through the boot path": the
+# line tables are ~7% of the code).  A traceback there still names each file and
+# function, without the line.  Other chips keep them.
+NO_SOURCE_LINES = ("esp32",)
+_LINES_FLAG = {}  # mpy-cross binary -> whether it knows -X no-source-lines
+
+
+def lines_args(binary, chip):
+    """mpy-cross's arguments that leave the line numbers out for `chip`, if it is one of
+    NO_SOURCE_LINES and the binary can (mpy-cross v1.22 and older cannot)."""
+    if chip is None or chip["plan"] not in NO_SOURCE_LINES:
+        return []
+    if binary not in _LINES_FLAG:
+        out = subprocess.run([binary, "--help"], capture_output=True, text=True)
+        _LINES_FLAG[binary] = "no-source-lines" in out.stdout + out.stderr
+    return ["-X", "no-source-lines"] if _LINES_FLAG[binary] else []
+
+
+def build(src, mpy=None, use_mpy=True, chip=None):
     """Build the firmware for a board: returns (version, root, slot, fmt).
 
     root, slot: {relative path: bytes}; slot paths are relative to the slot
     folder.  mpy is the board's sys.implementation._mpy; .py files of the
     package are compiled for its format when possible.  fmt describes it.
+    chip (chip_of's dict) leaves out what that chip has no use for (for_chip);
+    the version names the whole source, whatever a chip is sent of it.
     """
     files = _source_files(src)
     h = hashlib.sha256()
@@ -108,6 +171,7 @@ def build(src, mpy=None, use_mpy=True):
         with open(a, "rb") as f:
             h.update(rel.encode() + b"\0" + hashlib.sha256(f.read()).digest())
     version = "%s+%s" % (read_version(src), h.hexdigest()[:8])
+    files = [(rel, a) for rel, a in files if for_chip(chip, rel, a)]
     binary = None
     if use_mpy and mpy is not None and (mpy & 0xFF) == MPY_MAJOR:
         sub = (mpy >> 8) & 3
@@ -117,6 +181,7 @@ def build(src, mpy=None, use_mpy=True):
     fmt = ".mpy v%d.%d" % (MPY_MAJOR, (mpy >> 8) & 3) if binary else ".py"
     root, slot = {}, {}
     arch = arch_of(mpy)  # the machine-code modules are built for the board's CPU
+    lines = lines_args(binary, chip) if binary else []
     with tempfile.TemporaryDirectory() as tmp:
         for rel, a in files:
             if rel in ROOT_FILES:
@@ -128,7 +193,7 @@ def build(src, mpy=None, use_mpy=True):
                 if march is None:  # native code, and the board has no native emitter
                     continue
                 out = os.path.join(tmp, "out.mpy")
-                p = subprocess.run([binary, *march, "-o", out, "-s", rel, a],
+                p = subprocess.run([binary, *march, *lines, "-o", out, "-s", rel, a],
                                    capture_output=True, text=True)
                 if p.returncode != 0:
                     raise DeployError("mpy-cross failed on %s: %s" % (rel, p.stderr.strip().splitlines()[-1:]))
@@ -156,23 +221,47 @@ def blocks(n):
 # e.g. "Raspberry Pi Pico2 with RP2350", or else its sys.platform; the board's name;
 # its plan of endgame tables in host_tools/generators/tablebase.py BOARD_SEEDS; the architecture
 # of its native code, mpy-cross -march).  The Pico 2 runs the rp2 port like the Pico
-# (sys.platform "rp2"): only _machine names its chip.
+# (sys.platform "rp2"): only _machine names its chip.  A Pico W ("Raspberry Pi Pico W
+# with RP2040") runs the RP2040's native code, but MicroPython's RPI_PICO_W build leaves
+# its filesystem 848 KiB of the flash, not 1408: the firmware's two slots (over 700 KiB)
+# leave no room for the Pico's tables (~400 KiB: tests/test_pico_w_profile.py measures
+# it), so its plan ("rp2w") holds none.
+# The last two fields: the profiles' "mcu" that runs on it, and whether it has Wi-Fi
+# (the online package goes only where there is a radio: for_chip).  A Pico 2 W is
+# taken as a Pico 2 (its filesystem under MicroPython is not measured here): it gets
+# the Pico 2's tables and no online package.
 CHIPS = (
-    ("RP2350", "Raspberry Pi Pico 2 (RP2350)", "rp2350", "armv7emsp"),
-    ("RP2040", "Raspberry Pi Pico (RP2040)", "rp2", "armv6m"),
-    ("rp2", "Raspberry Pi Pico (RP2040)", "rp2", "armv6m"),
-    ("esp32", "ESP32", "esp32", "xtensawin"),
+    ("RP2350", "Raspberry Pi Pico 2 (RP2350)", "rp2350", "armv7emsp", "rp2350", False),
+    ("Pico W", "Raspberry Pi Pico W (RP2040)", "rp2w", "armv6m", "rp2040", True),
+    ("RP2040", "Raspberry Pi Pico (RP2040)", "rp2", "armv6m", "rp2040", False),
+    ("rp2", "Raspberry Pi Pico (RP2040)", "rp2", "armv6m", "rp2040", False),
+    ("esp32", "ESP32", "esp32", "xtensawin", "esp32", True),
 )
 
 
+def _chip(row):
+    _mark, name, plan_key, arch, mcu, wifi = row
+    return {"name": name, "plan": plan_key, "arch": arch, "mcu": mcu, "wifi": wifi}
+
+
 def chip_of(info):
-    """{"name", "plan", "arch"} of the board deploy talks to, by its info line; None
-    for a chip none of CHIPS names (it still gets the firmware, with no tables)."""
+    """{"name", "plan", "arch", "mcu", "wifi"} of the board deploy talks to, by its
+    info line; None for a chip none of CHIPS names (it still gets the firmware, all
+    of it, with no tables)."""
     machine = info.get("machine") or ""
-    for mark, name, plan_key, arch in CHIPS:
-        if mark in machine or mark == info.get("platform"):
-            return {"name": name, "plan": plan_key, "arch": arch}
+    for row in CHIPS:
+        if row[0] in machine or row[0] == info.get("platform"):
+            return _chip(row)
     return None
+
+
+def chip_named(plan_key):
+    """chip_of's dict for a plan key ("rp2", "rp2w", "rp2350", "esp32"): the chip an
+    image or a flash measurement is laid out for."""
+    for row in CHIPS:
+        if row[2] == plan_key:
+            return _chip(row)
+    raise KeyError(plan_key)
 
 
 def check_board(info, use_mpy=True):

@@ -37,8 +37,8 @@ RP2040_FAMILY = 0xE48BFF56  # UF2 family id of the RP2040
 RP2040_MPY = 6 | 3 << 8 | 4 << 10
 
 
-def _slot_files(src, mpy, slot, patch=None):
-    version, root, files, fmt = deploy_plan.build(src, mpy)
+def _slot_files(src, mpy, slot, patch=None, chip=None):
+    version, root, files, fmt = deploy_plan.build(src, mpy, chip=chip)
     if patch is not None:  # (tests: a slot whose files differ, its manifest made to match)
         patch(files)
     out = {"/slots/%s/%s" % (slot, rel): data for rel, data in files.items()}
@@ -58,11 +58,13 @@ def board_files(src=deploy_plan.DEFAULT_SRC, mpy=RP2040_MPY, profile=None, table
     from host_tools.generators import tablebase
     from host_tools.generators.book import book_path
 
+    # the chip the flash is laid out for: what deploy would send it (for_chip)
+    chip = deploy_plan.chip_named(tables_for) if isinstance(tables_for, str) else None
     slot, previous = ("b", "a") if over is not None else ("a", None)
-    version, root, files = _slot_files(src, mpy, slot, patch)
+    version, root, files = _slot_files(src, mpy, slot, patch, chip)
     files.update(("/" + name, data) for name, data in root.items())
     if over is not None:
-        old_version, _root, old = _slot_files(over, mpy, "a")
+        old_version, _root, old = _slot_files(over, mpy, "a", chip=chip)
         files.update(old)
         files["/slots/a/confirmed"] = old_version.encode()
     state = slots.trial_state(slot, previous, max_boots, trial_seconds)
@@ -84,6 +86,7 @@ def board_files(src=deploy_plan.DEFAULT_SRC, mpy=RP2040_MPY, profile=None, table
         name = profile.replace("-", "_")
         if name not in names:
             raise DeployError("unknown board profile %r: choose one of %s" % (profile, ", ".join(names)))
+        deploy_plan.check_profile(chip, src, name)
         files["/data/board.txt"] = (name + "\n").encode()
     return files, version
 
@@ -129,11 +132,13 @@ def used_kib(files, size=RP2_FS_BYTES, block=RP2_BLOCK):
     return fs.used_block_count * block // 1024
 
 
-def firmware_kib(src=deploy_plan.DEFAULT_SRC, mpy=RP2040_MPY, size=RP2_FS_BYTES):
+def firmware_kib(src=deploy_plan.DEFAULT_SRC, mpy=RP2040_MPY, size=RP2_FS_BYTES, chip="rp2"):
     """The KiB the firmware takes on a board's flash with both slots full (the root's
-    loaders and stage, two slots, the state), as two deploys lay it: what the tables
-    plan (host_tools/generators/tablebase.py board_plan) must leave it."""
-    files, _version = board_files(src, mpy, tables_dir=os.devnull, tables_for={}, over=src)
+    loaders and stage, two slots, the state), as two deploys lay it for `chip` (a plan
+    key: what deploy sends that chip): what the tables plan
+    (host_tools/generators/tablebase.py board_plan) must leave it."""
+    files, _version = board_files(src, mpy, tables_dir=os.devnull, tables_for=chip, over=src)
+    files = {p: d for p, d in files.items() if not p.startswith("/tables/")}
     return used_kib(files, size)
 
 

@@ -430,13 +430,16 @@ def unix_mpy():
 
 
 def image(profile="esp32", settings=None, tables_for="esp32", tables_dir=None, src=None,
-          patch=None, size=ESP32_VFS_BYTES):
+          patch=None, size=ESP32_VFS_BYTES, heap_watch=False):
     """(littlefs image of the flash after `make deploy PROFILE=profile` onto an empty
     ESP32, compiled for the unix port's CPU; settings: /data/settings.json as the
-    board writes it), version."""
+    board writes it; heap_watch: /data/heap_watch, the board says its heap at each
+    think and game end), version."""
     files, version = flash_image.board_files(src or FIRMWARE, mpy=unix_mpy(), profile=profile,
                                              tables_dir=tables_dir, tables_for=tables_for,
                                              patch=patch)
+    if heap_watch:
+        files["/data/heap_watch"] = b""
     if settings is not None:
         if FIRMWARE not in sys.path:
             sys.path.insert(0, FIRMWARE)

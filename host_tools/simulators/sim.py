@@ -227,8 +227,17 @@ def make_board(args, clock=None, log=None, start_now=False):
             raise SimError("--battery: only the Pico builds have the battery option "
                            "(an ESP32 board has no VSYS to read)")
         profile = with_battery(profile)
+    # the deployed board's engine: its chip's Master and coach (engine.NATIVE_BUDGETS)
     b = SimBoard(profile, machine, neopixel, fs=fs, clock=clock, seed=args.seed,
-                 strict=args.strict, log=log)
+                 strict=args.strict, log=log, native=True)
+    # a think in loop turns, as the page's: the budget ends it, as on the board (the
+    # long slices' in-slice pit reads, each charged a turn's 2.4 ms, would take a third
+    # of the think at the kernels' rate, the register watch that spares the board them
+    # being the kernel's alone)
+    b.app.LONG_SLICE_MS = b.app.FRAME_MS
+    # ... and Master's think ends by its budget, not the PC's clock (the terminal's is
+    # the PC's real time: a slow PC would search less than the board)
+    b.app.MASTER_MS = None
     if mv is not None:
         b.set_battery(mv)
         b.app.idle.watch.t_battery -= b.app.idle.watch.BATTERY_MS  # read at the first turn
@@ -941,7 +950,7 @@ def _seed(text):
 
 
 def parse_args(argv=None):
-    from host_tools.command.cli import Parser
+    from host_tools.argkit import Parser
     from mancala import profiles
     from mancala.rules import MENU_VARIANTS
 
@@ -977,7 +986,7 @@ def parse_args(argv=None):
 
 
 def main(argv=None):
-    from host_tools.command.cli import UsageError, run_command
+    from host_tools.argkit import UsageError, run_command
 
     def body(argv):
         args = parse_args(argv)

@@ -2,6 +2,8 @@
 
     make play-web                       (python -m host_tools.simulators.web_serve)
     python -m host_tools.simulators.web_serve --port 8765 [--build-only] [--out DIR]
+    make web-dist                       (... --dist: the same files in build/web-dist/, a
+                                        static site for any static host)
 
 Everything the page loads is a local file: the page (host_tools/simulators/web/), the
 official MicroPython WebAssembly VM (micropython.mjs + .wasm from node_modules,
@@ -29,7 +31,11 @@ FIRMWARE_PKG = os.path.join(ROOT, "firmware", "mancala")
 FAKES = os.path.join(ROOT, "host_tools", "fakes")
 VM_DIR = os.path.join(ROOT, "node_modules", "@micropython", "micropython-webassembly-pyscript")
 OUT = os.path.join(ROOT, "build", "web")
-PAGE_FILES = ("index.html", "board.js", "board.css")
+PAGE_FILES = ("index.html", "board.js", "online.js", "board.css")
+# the page's Python beside the firmware: the board's glue, the online player and the
+# `socket` its MQTT client opens (a browser WebSocket)
+GLUE_MODULES = ("webboard.py", "webonline.py", "wssocket.py")
+DIST = os.path.join(ROOT, "build", "web-dist")
 FAKE_MODULES = ("machine.py", "neopixel.py", "board.py", "memfs.py")
 BOOK_DIR = os.path.join(ROOT, "firmware", "tables")
 FLASH_TABLES = "/lib/tables/"  # (webboard.FLASH_TABLES: where the VM finds them)
@@ -55,8 +61,9 @@ def python_bundle():
     for n in FAKE_MODULES:
         with open(os.path.join(FAKES, n), encoding="utf-8") as f:
             files["/lib/" + n] = f.read()
-    with open(os.path.join(WEB_SRC, "webboard.py"), encoding="utf-8") as f:
-        files["/lib/webboard.py"] = f.read()
+    for n in GLUE_MODULES:
+        with open(os.path.join(WEB_SRC, n), encoding="utf-8") as f:
+            files["/lib/" + n] = f.read()
     # What `make deploy` puts on a board's /tables/ from the repository: the opening
     # books (binary, so base64; board.js writes them as bytes, webboard.py puts them
     # on the board's flash).  The endgame tables are built, not committed: the page
@@ -160,7 +167,16 @@ def main(argv=None):
     ap.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0 = any free one)")
     ap.add_argument("--out", default=OUT, help="where the page is built (default: build/web)")
     ap.add_argument("--build-only", action="store_true", help="build the page, do not serve it")
+    ap.add_argument("--dist", action="store_true",
+                    help="build the page as a static site into build/web-dist (or --out), for any "
+                         "static host (make web-dist)")
     a = ap.parse_args(argv)
+    if a.dist:
+        out = build(DIST if a.out == OUT else a.out)
+        print("built the page as static files in %s: copy the folder to any static web host (no "
+              "server-side code); online play needs the broker's WebSocket listener, wss:// from an "
+              "https page" % out)
+        return 0
     out = build(a.out)
     if a.build_only:
         print("built the page in %s" % out)

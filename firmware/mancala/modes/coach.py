@@ -24,7 +24,7 @@ def start_grade(app):
     if app.pregrade:  # begun at the tap (early_grade): it goes on
         app.pregrade = False
         return
-    app.engine.keep = app.meta["level"] == 4  # Master's pondered table, else none
+    app.engine.keep = False  # from an empty table: the grade is the position's alone
     app.engine.start_grade(app.before, app.sow_pit, nodes=app.COACH_NODES,
                            clock=app.clock.now)
 
@@ -35,7 +35,12 @@ def early_grade(app):
     if app.engine is None or not app.settings["coaching"] or not app.human(app.game.side):
         return
     app.pondering = False
-    app.engine.keep = app.meta["level"] == 4
+    # From an empty table, against every level: the grade then depends on the position,
+    # the move and the budget alone, so `mancala analyse` gives the same grade
+    # (docs/ENGINE.md, "The board and the report").  (A table pondered on, Master's,
+    # graded deeper by chance of what pondering had reached; Master's think after the
+    # move starts from the grade's table instead, which searched its position first.)
+    app.engine.keep = False
     app.before[:] = app.game.pos
     app.engine.start_grade(app.before, app.sow_pit, nodes=app.COACH_NODES,
                            clock=app.clock.now)

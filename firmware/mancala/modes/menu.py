@@ -78,6 +78,9 @@ def need_engine(app, rules=None):
     release = getattr(app.engine, "release", None)
     if release is not None:
         release()  # its table and keys go to the new one: nothing big allocated again
+    release = None  # (the bound method held the old engine and its ~1.5 KB dict alive
+    # while the new one was built: at a variant change in the ESP32's session its dict
+    # then found no block of its size; docs/BOARD.md "Memory through the boot path")
     app.engine = None  # the old one released before the new one is built
     if sys.implementation.name == "micropython":  # the board: the old variant's tables go
         keep_only(rules)  # (the PC keeps them: tests hold rule sets across boards)

@@ -62,6 +62,10 @@ def start(app, storage, log):
     elif st == S.CORRUPT:
         log("settings.json is corrupt: using the defaults")
         app.boot_codes.append(2)
+    if app.profile.get("wifi"):  # "online" among the menu's choices (before they are checked)
+        from mancala.modes.activities import online_menu
+
+        online_menu(app)
     apply_settings(app)
     try:  # (a measurement's switch: docs/BOARD.md, "Memory through the boot path")
         storage.fs.open_read(storage.path("heap_watch")).close()
@@ -86,6 +90,10 @@ def start(app, storage, log):
     if app.short:  # it starts with less than it wants: the pits say so at power-on
         app.boot_codes.append(MEMORY_CODE)
     app.boot_game()
+    if app.profile.get("wifi"):  # back into an online game the power cut
+        from mancala.modes.activities import online_resume
+
+        online_resume(app)
     if app.profile.get("battery"):
         from mancala.power import boot_note  # the board went dark on a low battery
 
@@ -207,13 +215,16 @@ def restore_pause(app):
 def default_profile():
     """The profile of a board with no /data/board.txt, by its chip: an ESP32's, a Pico
     2's (its _machine names the RP2350: the same wiring as the Pico's, its larger
-    table), else the Pico's."""
+    table), a Pico W's (its _machine names the "Pico W"), else the Pico's."""
     from mancala import profiles
 
     if sys.platform == "esp32":
         return "esp32"
-    if "RP2350" in getattr(sys.implementation, "_machine", ""):
+    machine_name = getattr(sys.implementation, "_machine", "")
+    if "RP2350" in machine_name:
         return "pico2_buttons"
+    if "Pico W" in machine_name:  # ("Raspberry Pi Pico W with RP2040")
+        return "pico_w"
     return profiles.DEFAULT
 
 
@@ -324,7 +335,7 @@ def build(app_cls, profile, machine, neopixel, clock, fs=None, engine_cls=None, 
     except Exception as e:  # noqa: BLE001
         errs = ["the profile could not be checked: %r" % (e,)]
     st_pin = profile.get("status_led") if isinstance(profile, dict) else None
-    if isinstance(st_pin, int):
+    if isinstance(st_pin, (int, str)):  # (a Pico W's: the name "LED", on its radio)
         try:
             status = machine.Pin(st_pin, machine.Pin.OUT)
         except Exception:  # noqa: BLE001

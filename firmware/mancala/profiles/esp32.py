@@ -5,6 +5,7 @@
 PROFILE = {
     "name": "esp32",
     "mcu": "esp32",
+    "wifi": True,  # the radio inside the WROOM module: online play (docs/ONLINE.md)
     "sensor": "gpio",
     # S1..S6, Sstore, N1..N6, Nstore
     "pit_pins": (13, 14, 27, 26, 25, 33, 32, 4, 16, 17, 18, 19, 21, 22),
@@ -19,7 +20,10 @@ PROFILE = {
     # 5 V 3 A supply: 0.9 * 3000 - 500 (ESP32 with Wi-Fi transmitting) = 2200 -> 2100
     "current_limit_ma": 2100,
     "brightness_levels": (24, 64, 128, 255),
-    "tt_bits": 11,
+    # 2**10 entries (6 KB): an ESP32 without PSRAM has ~110 KB of heap for the firmware's
+    # code and its buffers (docs/BOARD.md, "Memory through the boot path"); 11 is the
+    # most the profile check accepts there
+    "tt_bits": 10,
     "battery": None,  # no VSYS to read on an ESP32 board: no battery build
     "idle_hz": 80000000,  # the clock while the board is dark (mancala/idle.py)
     "status_led": None,

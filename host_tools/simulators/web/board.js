@@ -9,10 +9,11 @@
 //   stats.clicks     [ms] pointer/key down -> the animation frame drawing the pressed pit
 //   stats.stepMs     time spent in the VM (all loop turns), stats.steps calls
 import { loadMicroPython } from "./vm/micropython.mjs?v=@BUNDLE_VERSION@";
+import { setupOnline } from "./online.js?v=@BUNDLE_VERSION@";
 
 const SVGNS = "http://www.w3.org/2000/svg";
-const PROFILES = ["pico_buttons", "pico_hall", "esp32", "pico_cheap", "pico2_buttons", "pico_buttons+battery",
-  "pico_cheap+battery"];
+const PROFILES = ["pico_buttons", "pico_hall", "esp32", "pico_cheap", "pico2_buttons", "pico_w",
+  "pico_buttons+battery", "pico_cheap+battery"];
 const KEYS_S = "asdfgh";
 const KEYS_N = "ytrewq"; // N1..N6 (N1 on the right, facing S6)
 
@@ -222,12 +223,19 @@ function paint(layout, hex, scale) {
 // -- fingers: pointer, touch, keys, gesture buttons ----------------------------------
 function run() {
   let wb, layout;
+  let online = null; // the Online panel (online.js): while a game is on, it has the LEDs
+  const onlineOn = () => online !== null && online.active();
   const pointers = new Map(); // pointerId -> pit
   const latched = new Set();
   const waiting = []; // [pit, t] presses whose lit frame is awaited (click -> light)
   const keysHeld = new Map();
 
   function down(pit, t) {
+    if (onlineOn()) { // a click on the online game's board: this side's move, or why not
+      online.tap(pit);
+      hitEls[pit].classList.add("held");
+      return;
+    }
     wb.down(pit);
     hitEls[pit].classList.add("held");
     waiting.push([pit, t]);
@@ -237,6 +245,7 @@ function run() {
     hitEls[pit].classList.remove("held", "latched");
   }
   function gesture(pits, ms) {
+    if (onlineOn()) return; // (the board's chords: not in an online game)
     wb.gesture(JSON.stringify(pits), ms);
   }
   function pitOf(target) {
@@ -318,7 +327,7 @@ function run() {
     const t = performance.now();
     let f;
     try {
-      f = wb.step(Math.round(dt));
+      f = onlineOn() ? online.step(Math.round(dt)) : wb.step(Math.round(dt));
     } catch (err) {
       $("loading").textContent = "the page's glue failed:\n" + err.message;
       $("loading").className = "error";
@@ -364,12 +373,13 @@ function run() {
     if (labelsStale && now >= labelsDue) { // the counts read back from the LEDs, not too often
       labelsStale = false;
       labelsDue = now + 150;
-      showWords(JSON.parse(wb.words()));
+      showWords(onlineOn() ? online.words() : JSON.parse(wb.words()));
       $("labelsLayer").dataset.frame = String(stats.frames);
     }
     if (now >= statusDue) {
       statusDue = now + 500;
-      const st = JSON.parse(wb.status());
+      const st = onlineOn() ? { record: window.mancala.onlineStatus && window.mancala.onlineStatus.record }
+        : JSON.parse(wb.status());
       $("record").textContent = st.record || "–";
       $("players").textContent = st.players ? "South: " + st.players[0] + " · North: " + st.players[1] +
         (st.over ? " · game over" : " · " + (st.side === "S" ? "South" : "North") + " to move") : "";
@@ -468,6 +478,8 @@ function run() {
     layout = JSON.parse(wb.layout());
     window.mancala.layout = layout;
     buildBoard(layout);
+    online = setupOnline(window.mancala.mp, wb, params);
+    window.mancala.online = online;
     last = performance.now();
     tick();
   }).catch((err) => {

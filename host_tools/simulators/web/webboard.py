@@ -106,13 +106,20 @@ class WebBoard:
             profile = dict(profiles.load(profile[:-8]))
             profile["battery"] = {"cell_mah": 3000}
             profile["led_power_pin"] = 16
+        # the deployed board's engine: its chip's Master and coach (engine.NATIVE_BUDGETS),
+        # their nodes charged at the kernels' rate (the VM runs the bytecode: the same tree)
         self.board = SimBoard(profile, machine, neopixel, fs=fs, clock=self.clock, seed=seed,
-                              strict=False, log=self.lines.append)
+                              strict=False, log=self.lines.append, native=True)
         self.app = self.board.app
         # the page's presses are applied between loop turns (step()): a think's long
         # slice (App.LONG_SLICE_MS, which a pin's edge ends on the board) would hold
         # them back, and turn 250 ms of the board's clock in one period
         self.app.LONG_SLICE_MS = A.App.FRAME_MS
+        # Master's think ends by its node budget, as the board's does (the budget is 91%
+        # of what a Pico searches in its 2 s): not by the page's clock, which moves a
+        # whole period and then the turn's charged work besides (each step() below), so
+        # it reads about twice the board's time during a think
+        self.app.MASTER_MS = None
         if battery:
             self.set_battery(3900)
         self.writes = -1  # the chain's writes when the last frame was handed out
