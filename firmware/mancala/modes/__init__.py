@@ -256,3 +256,22 @@ def _drop(module):
             MODES[n] = None
     sys.modules.pop("mancala.modes." + module, None)
     del globals()[module]
+
+
+def draw_move_made(px, flags, side, colour, el, phase):
+    """What a move just made shows (the rules' flags of it): the captured pits flash in
+    the mover's colour, an extra turn runs two dots round the mover's store, the end
+    lights it.  Shared by a game's animation (modes/play.py) and an online one's
+    (modes/online.py)."""
+    from mancala.rules import CAPTURED, EXTRA, OVER
+
+    store = side * 7 + 6
+    if flags >= CAPTURED and phase:
+        for i in range(14):
+            if (flags >> 3) >> i & 1:
+                px.fill(i, colour)
+    if flags & EXTRA and not flags & OVER:
+        px.dot(store, el // 80, colour)
+        px.dot(store, el // 80 + 1, colour)
+    if flags & OVER and phase:
+        px.fill(store, colour)

@@ -47,7 +47,7 @@ from mancala.game import END_REPETITION
 from mancala.hw import pits as P
 from mancala.hw.pixels import AMBER, GREEN, NORTH, RED, SOUTH, WHITE
 from mancala.modes import MENU, Mode, family, put
-from mancala.rules import CAPTURED, EXTRA, MASK, N_STORE, OVER, POS_LEN, S_STORE, SIDE
+from mancala.rules import MASK, N_STORE, POS_LEN, S_STORE, SIDE
 
 ONLINE = family("online", "online")  # (the number modes/activities.py reserved)
 
@@ -577,18 +577,7 @@ class Online(Mode):
             px.count(store, n, bg)
 
     def draw_anim(self, app, px, el, phase):
-        f = self.flags
-        col = SEAT_COLOURS[self.anim_side]
-        store = self.anim_side * 7 + 6
-        if f >= CAPTURED and phase:  # captured pits flash in the mover's colour
-            for i in range(14):
-                if (f >> 3) >> i & 1:
-                    px.fill(i, col)
-        if f & EXTRA and not f & OVER:
-            px.dot(store, el // 80, col)
-            px.dot(store, el // 80 + 1, col)
-        if f & OVER and phase:
-            px.fill(store, col)
+        M.draw_move_made(px, self.flags, self.anim_side, SEAT_COLOURS[self.anim_side], el, phase)
 
     def draw_over(self, app, px, phase):
         g = self.session.game

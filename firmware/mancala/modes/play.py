@@ -7,10 +7,10 @@ extra turn, the sweep) and the end of the game (docs/PLAYER_GUIDE.md):
 
 from mancala.game import END_AGREEMENT, END_REPETITION
 from mancala.hw.pixels import AMBER, NORTH, SOUTH, WHITE
-from mancala.modes import ANIM, GRADE, OVER_, PAUSE_SOWING, SELECT, SOW, put
+from mancala.modes import ANIM, GRADE, OVER_, PAUSE_SOWING, SELECT, SOW, draw_move_made, put
 from mancala.modes.coach import early_grade, finish_grade, start_grade
 from mancala.modes.game import SIDE_COLOURS, GameMode, draw_marks, draw_pits
-from mancala.rules import CAPTURED, EXTRA, MASK, N_STORE, OVER, S_STORE
+from mancala.rules import MASK, N_STORE, S_STORE
 
 # -- a move, stone by stone -----------------------------------------------------------
 
@@ -135,18 +135,7 @@ class Anim(GameMode):
 
     def draw(self, app, px, el, phase):
         draw_pits(app, px, 0, phase)
-        f = app.flags
-        col = SIDE_COLOURS[app.anim_side]
-        store = app.anim_side * 7 + 6
-        if f >= CAPTURED and phase:  # captured pits flash in the mover's colour
-            for i in range(14):
-                if (f >> 3) >> i & 1:
-                    px.fill(i, col)
-        if f & EXTRA and not f & OVER:
-            px.dot(store, el // 80, col)
-            px.dot(store, el // 80 + 1, col)
-        if f & OVER and phase:
-            px.fill(store, col)
+        draw_move_made(px, app.flags, app.anim_side, SIDE_COLOURS[app.anim_side], el, phase)
         draw_marks(app, px, phase)
 
 class Over(GameMode):
