@@ -461,11 +461,16 @@ def test_empty_pits_count_against_their_row():
     assert Engine(get_rules("ranok")).ew == 0  # measured worse there (docs/ENGINE.md)
 
 
-def test_grade_cut_during_a_re_search_uses_the_finished_depth():
+def test_grade_cut_during_a_re_search_uses_the_finished_depth(monkeypatch):
     """When the grading budget ends while a root move that failed high is searched
     again, its score is only a lower bound; the grade then comes from the deepest
     finished iteration, so it equals the loss a search stopped right there reports
-    (before this, a 10-stone blunder here was graded 'good')."""
+    (before this, a 10-stone blunder here was graded 'good').  The reference's large
+    budget would take the native coach's refined grading (grading.REFINED_NODES: its
+    own weights, even losses): both searches grade plainly here."""
+    from mancala import grading
+
+    monkeypatch.setattr(grading, "REFINED_NODES", 10 ** 9)
     rules = get_rules("kalah")
     pos = rules.new_position([1, 6, 5, 5, 0, 5, 1, 5, 5, 1, 0, 6, 6, 2], 1)
     g, loss, threat = Engine(rules).grade(pos, 0, nodes=2000)

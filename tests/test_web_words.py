@@ -18,7 +18,9 @@ from mancala.rules import SIDE, get_rules
 from mancala.words import GRADE_WORDS
 
 # South to move; S1 is a blunder of about 10 stones (host_tools/simulators/sim_screens.py)
-BLUNDER_RECORD = "kalah 5 5 2 4 6 4 1 6 2"
+# South to move; the board's coach (a Pico's native 48,000 nodes): S5 a blunder (14 stones),
+# S1 an inaccuracy (4), S6 the best
+BLUNDER_RECORD = "kalah 1 4 3 2 2 6 5 2 6"
 # South to move; S6 ends the game
 LAST_MOVE_RECORD = "kalah 0,0,0,0,0,1,30,0,0,0,0,0,1,16 S"
 
@@ -96,23 +98,23 @@ def test_game_over_says_who_won_and_the_score():
 
 def test_the_coachs_grade_is_in_words():
     wb = _from_saved(BLUNDER_RECORD, 1, 2, coaching=1, quick=1)
-    tap(wb, "S1")
+    tap(wb, "S5")
     step_until(wb, lambda: wb.board.mode() == "blunder")
     w = words(wb)
     assert w["lines"][0].startswith("blunder (") and "the red pit N" in w["lines"][0] and \
         "your store (SS) takes the move back, any pit keeps it" in w["lines"][0]
-    assert w["event"].startswith("coach: the move S1 was a blunder (") and \
+    assert w["event"].startswith("coach: the move S5 was a blunder (") and \
         w["event"].endswith(" stones lost)")
     # any pit keeps the move; another move is graded in GRADE (the colour on its pit)
     wb2 = _from_saved(BLUNDER_RECORD, 1, 2, coaching=1, quick=1)
     g = parse_record(BLUNDER_RECORD)
     assert g.pos[SIDE] == 0
-    tap(wb2, "S3")
+    tap(wb2, "S1")
     step_until(wb2, lambda: wb2.board.mode() in ("grade", "blunder"))
     w = words(wb2)
     said = w["event"]
-    assert said.startswith("coach: the move S3 was ") and \
-        any(said[len("coach: the move S3 was "):].startswith(gw) for gw in GRADE_WORDS), said
+    assert said.startswith("coach: the move S1 was ") and \
+        any(said[len("coach: the move S1 was "):].startswith(gw) for gw in GRADE_WORDS), said
     if wb2.board.mode() == "grade":
         assert w["lines"][0].startswith(said) and w["lines"][0].endswith("(any pit goes on)")
 
