@@ -4,6 +4,7 @@ import pytest
 
 from mancala.hw import pits as P
 from mancala.hw.clock import ManualClock
+from mancala.hw.mux import MuxSensors
 
 
 class FakeSensors:
@@ -183,7 +184,7 @@ def test_mux_baseline_per_sensor_threshold_and_hysteresis():
     rest = [30000 + 500 * i for i in range(16)]  # each sensor rests somewhere else
     mux = Mux(rest)
     chans = tuple(range(2, 16))
-    m = P.MuxSensors(mux.sel, mux, chans, threshold=0.06, hysteresis=0.02)
+    m = MuxSensors(mux.sel, mux, chans, threshold=0.06, hysteresis=0.02)
     assert m.read() == 0
     on, off = int(0.06 * 65535), int(0.04 * 65535)
     mux.field[2] = on + 50  # board index 0
@@ -210,7 +211,7 @@ def test_mux_stone_on_a_store_at_power_up_reads_held_then_recalibrates():
     chans = tuple(range(14))  # board index i on channel i
     mux.field[6] = 30000  # a stone on the South store: the reading goes to the rail
     mux.field[13] = -31000  # on the North store, the other pole
-    m = P.MuxSensors(mux.sel, mux, chans, threshold=0.06, hysteresis=0.02)
+    m = MuxSensors(mux.sel, mux, chans, threshold=0.06, hysteresis=0.02)
     stores = (1 << 6) | (1 << 13)
     assert m.read() == stores
     mux.field[6] = 0  # South's stone lifted: released, baseline taken again
@@ -223,7 +224,7 @@ def test_mux_stone_on_a_store_at_power_up_reads_held_then_recalibrates():
     assert m.read() == 1 << 13
     # A sensor resting off-centre but within the band is an ordinary baseline.
     mux2 = Mux([32768 + 15000] + [32768] * 15)
-    m2 = P.MuxSensors(mux2.sel, mux2, chans)
+    m2 = MuxSensors(mux2.sel, mux2, chans)
     assert m2.read() == 0 and m2.base[0] == 32768 + 15000
 
 
@@ -418,7 +419,7 @@ def test_sensors_that_cannot_tell_a_change_cheaply_never_wake():
     plain = P.GpioSensors([FakePin(1) for _ in range(14)])
     assert not plain.can_wake and P.Pits(plain, ManualClock()).woken is None
     m = Mux([30000] * 16)
-    mux = P.MuxSensors(m.sel, m, list(range(14)))
+    mux = MuxSensors(m.sel, m, list(range(14)))
     pits = P.Pits(mux, ManualClock())
     pits.poll()
     assert pits.woken is None and pits.unpolled_ms(0, 250) == 0

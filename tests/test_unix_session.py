@@ -51,16 +51,10 @@ def test_a_four_game_session_fits_the_board(name):
                                  r["peak"] // 1024, r["free_at_peak"] // 1024, r["tightest"]))
 
 
-# esp32, the tightest heap, in make test; the Pico's in make test-long
-# (the esp32's start with less, after a table refused twice, leaves its heap too cut up
-# for play.py's import in the game that follows: issue 42's open ESP32 part, docs/BOARD.md;
-# strict: it fails the day that start fits)
-ESP32_SHORT = pytest.mark.xfail(strict=True, reason="issue 42: the ESP32 (unix-port stand-in) "
-                                "runs out of memory loading a game's module after a start "
-                                "with less; docs/BOARD.md 'Left to do'")
-
-
-@pytest.mark.parametrize("name", [pytest.param("esp32", marks=ESP32_SHORT),
+# esp32, the tightest heap, in make test; the Pico's in make test-long (the esp32's start
+# with less, after a table refused twice, left its heap too cut up for play.py's import
+# until issue 42's second ESP32 round built the engine after the start's code had gone)
+@pytest.mark.parametrize("name", ["esp32",
                                   pytest.param("pico_buttons", marks=pytest.mark.long)])
 def test_the_largest_table_profile_check_accepts_is_the_largest_that_fits(name):
     p = profiles.load(name)

@@ -23,6 +23,7 @@ import sys
 
 import mancala.game  # noqa: F401 - first: game.py takes the room for the session's buffers
 import mancala.modes.activities  # noqa: F401 - the puzzles' and the course's numbers and menu
+from mancala import forget
 from mancala import modes as M
 from mancala.hw import pits as P
 from mancala.hw.pixels import RED, WHITE
@@ -141,6 +142,7 @@ class App:
     in_loop = False  # a loop turn (tick) is under way
     switching = False  # set_mode() left the mode's enter to tick() (enter_mode)
     idle = None  # idle sleep and the battery (mancala/idle.py; set by build())
+    session_game = None  # type: mancala.game.Game  # the game whose buffers a session reuses (modes/start.py)
 
     def __init__(self, profile, pits, pixels, clock, storage, engine_cls=None, status=None,
                  log=print, seed=None, strict=False):
@@ -203,11 +205,47 @@ class App:
         self.heap_watch = False  # /data/heap_watch on the flash: the heap said at each
         # think and game end (docs/BOARD.md, "Memory through the boot path")
         self.on_frame = None  # callback after each frame (simulator, tests)
+        # (the class's defaults, set here too: the loop sets them at its first turns, and
+        # the instance's dict then grew by a new block of ~1.2 KB in the game, which an
+        # ESP32's heap in pieces did not have: docs/BOARD.md "Memory through the boot path")
+        self.in_loop = self.switching = self.pondering = self.pregrade = False
+        self.partial = self.partial_since = self.whole_total = self.status_on = 0
+        self.search_ms = self.ponder_ms = 0
+        self.ponder_target = self.pondered = None
         from mancala.modes.start import start  # the boot's code (dropped once it is over)
 
         start(self, storage, log)
 
     # -- settings and the saved game -------------------------------------------
+
+    @staticmethod
+    def board_engine(rules, **kw):
+        """The board's engine (mancala.engine.Engine), its code imported when the first
+        is built: first_engine(), after the start's code has gone."""
+        from mancala.engine import Engine
+
+        return Engine(rules, **kw)
+
+    def first_engine(self):
+        """The machine-code kernels and the engine, once the start's code has gone (on an
+        ESP32 the start's code and the engine's did not fit the heap together: docs/BOARD.md,
+        "Memory through the boot path"); a start with less memory is said (menu.short) and
+        blinked at power-on, where the boot's codes are still to come."""
+        from mancala.modes.menu import MEMORY_CODE, need_engine, short
+        from mancala.search import native_module, native_why
+
+        kernels = native_module()
+        if kernels is not None:  # the LED buffer's loops in machine code (hw/pixels.py)
+            self.px.use_kernels(kernels.leds_fill2, kernels.leds_remap)
+        kernels = None
+        if "MemoryError" in native_why():  # (rp2 keeps the kernels' code on the heap: ~45 KB)
+            short(self, "memory: no room for the machine-code engine: the bytecode plays")
+        need_engine(self, self.session_game.rules)  # (the saved game's, if one came back)
+        if self.short and MEMORY_CODE not in self.boot_codes:
+            self.boot_codes.append(MEMORY_CODE)  # (the boot's mode shows them, if it runs)
+        need_engine = short = None
+        if self.mode != BOOT:  # (the power-on tests, an activity: the menu's code goes again)
+            M.forget_others(self.mode)
 
     def store_call(self, fn, *args):
         """A storage write; None if it went through, else the OSError (flash full,
@@ -808,10 +846,15 @@ class _Rng:
 def build(*args, **kw):
     """The App for a profile on these `machine`/`neopixel` modules, or an ErrorBoard
     (modes/start.py build(): code the boot alone needs; the App class handed to it,
-    modes never import this module)."""
+    modes never import this module), then its engine once that code has gone."""
     from mancala.modes.start import build
 
-    return build(App, *args, **kw)
+    board = build(App, *args, **kw)
+    build = None
+    M.forget("start")  # the board is built: the code that built it goes (on the board)
+    if isinstance(board, App):
+        board.first_engine()
+    return board
 
 
 def say_start(app):
@@ -826,6 +869,9 @@ def say_start(app):
         text += "; started with less memory: " + "; ".join(app.short)
     heap = line()
     app.log(text + ("; " + heap if heap else ""))
+    if not app.heap_watch:  # (said once: its code goes, on the board)
+        line = None
+        forget("heap")
 
 
 def main(profile=None, machine=None, neopixel=None, clock=None, fs=None, engine_cls=None,
@@ -865,7 +911,6 @@ def main(profile=None, machine=None, neopixel=None, clock=None, fs=None, engine_
             mancala.game.release_room()
             log("memory: the start ran out of room (%r)" % (e,))
             notes.append("memory: started again without the room for its buffers")
-    M.forget("start")  # the board is built: the code that built it goes (on the board)
     if isinstance(board, App):
         say_start(board)
     if run:

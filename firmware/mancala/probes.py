@@ -10,7 +10,75 @@ once in a position the book has.  Both stay on the flash: a probe reads a few by
 into a buffer made once, nothing is allocated.
 """
 
+from mancala.compat import const
 from mancala.rules import MASK, POS_LEN, SIDE
+
+UNKNOWN = const(255)  # a table's entry byte with no exact value (mancala.tablebase)
+HEADER = const(32)  # the bytes of a table file's header (mancala.tablebase)
+
+
+def rank_position(pos, seeds, ways, w, first):
+    """The index of a board position (14 counts, side to move at byte 14) in a table
+    of `seeds` stones, seen from the side to move, or -1 if it holds more stones.
+    ways/w/first: the table's combinatorial counts (mancala.tablebase.Ranker)."""
+    if pos[14]:
+        own, opp = 7, 0
+    else:
+        own, opp = 0, 7
+    n = 0
+    for i in range(6):
+        n += pos[own + i] + pos[opp + i]
+    if n > seeds:
+        return -1
+    idx = first[n]
+    r = n
+    k = 12
+    for j in range(11):
+        c = pos[own + j] if j < 6 else pos[opp + j - 6]
+        if c:
+            idx += ways[k * w + r] - ways[k * w + r - c]
+            r -= c
+        k -= 1
+    return idx
+
+
+class TableLookups:
+    """An open endgame table's lookups alone: what the search reads of it (probe, last,
+    seeds, close).  The board keeps this and drops mancala.tablebase (its checks, ranks
+    and builds: ~5 KB of code on the heap) once a table is open and checked
+    (modes/menu.py open_tables); tablebase.Table is one too."""
+
+    def __init__(self, f, seeds, ways, width, first):
+        self.f = f
+        self.seeds = seeds
+        self.ways = ways
+        self.width = width
+        self.first = first
+        self.buf = bytearray(1)
+        self.last = UNKNOWN
+
+    def value_at(self, idx):
+        """The entry byte at index idx (UNKNOWN for no exact value)."""
+        f = self.f
+        f.seek(HEADER + idx)
+        if f.readinto(self.buf) != 1:
+            return UNKNOWN
+        return self.buf[0]
+
+    def probe(self, pos):
+        """The entry byte of `pos` (value + 128), also kept in `last`; UNKNOWN when it
+        holds more than `seeds` stones or has no exact value (nothing allocated)."""
+        idx = rank_position(pos, self.seeds, self.ways, self.width, self.first)
+        b = UNKNOWN if idx < 0 else self.value_at(idx)
+        self.last = b
+        return b
+
+    def lookups(self):
+        """This table's lookups alone (a TableLookups holds no other module's code)."""
+        return TableLookups(self.f, self.seeds, self.ways, self.width, self.first)
+
+    def close(self):
+        self.f.close()
 
 
 class Probes:

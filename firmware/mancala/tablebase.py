@@ -29,6 +29,7 @@ Written for MicroPython and CPython alike (pure, the file is injected).
 """
 
 from mancala.compat import const
+from mancala.probes import HEADER, UNKNOWN, TableLookups, rank_position
 
 try:
     from binascii import crc32
@@ -37,8 +38,6 @@ except ImportError:  # pragma: no cover - ports without binascii.crc32
 
 MAGIC = b"MTB1"
 VERSION = const(1)
-HEADER = const(32)
-UNKNOWN = const(255)  # an entry byte with no exact value
 OFFSET = const(128)  # entry byte = value + OFFSET
 MAX_SEEDS = const(16)  # C(16 + 12, 12) = 30,421,755 entries: below 2**30
 
@@ -92,27 +91,7 @@ class Ranker:
     def rank_position(self, pos):
         """The index of a board position (14 counts, side to move at byte 14),
         seen from the side to move, or -1 if it holds more than `seeds` stones."""
-        if pos[14]:
-            own, opp = 7, 0
-        else:
-            own, opp = 0, 7
-        ways = self.ways
-        w = self.width
-        n = 0
-        for i in range(6):
-            n += pos[own + i] + pos[opp + i]
-        if n > self.seeds:
-            return -1
-        idx = self.first[n]
-        r = n
-        k = 12
-        for j in range(11):
-            c = pos[own + j] if j < 6 else pos[opp + j - 6]
-            if c:
-                idx += ways[k * w + r] - ways[k * w + r - c]
-                r -= c
-            k -= 1
-        return idx
+        return rank_position(pos, self.seeds, self.ways, self.width, self.first)
 
     def unrank(self, idx, out):
         """Write the 12 counts of index `idx` into out[0..11]."""
@@ -177,17 +156,15 @@ class TableError(Exception):
     pass
 
 
-class Table:
-    """One table file, opened for lookups.
+class Table(TableLookups):
+    """One table file, opened for lookups (probe, value; the board keeps its lookups()
+    alone once it is checked).
 
     `f` is an open binary file (the board's flash, or a PC file); `check=True`
     reads the whole file once to verify its CRC (the board does it at start-up,
     through the same small buffer)."""
 
     def __init__(self, f, variant=None, check=True, chunk=None):
-        self.f = f
-        self.buf = bytearray(1)
-        self.last = UNKNOWN
         h = bytearray(HEADER)
         if f.readinto(h) != HEADER or h[0:4] != MAGIC:
             raise TableError("not a table file")
@@ -200,8 +177,9 @@ class Table:
         if variant is not None and name != variant:
             raise TableError("table is for %s, not %s" % (name, variant))
         self.variant = name
-        self.seeds = h[12]
-        self.ranker = Ranker(self.seeds)
+        self.ranker = Ranker(h[12])
+        r = self.ranker
+        TableLookups.__init__(self, f, r.seeds, r.ways, r.width, r.first)
         lo, hi = _get32(h, 16)
         entries = lo | hi << 16
         if entries != self.ranker.size:
@@ -231,23 +209,6 @@ class Table:
         if _halves(crc) != self._crc:
             raise TableError("table entries damaged (CRC mismatch)")
 
-    def value_at(self, idx):
-        """The entry byte at index idx (UNKNOWN for no exact value)."""
-        f = self.f
-        f.seek(HEADER + idx)
-        if f.readinto(self.buf) != 1:
-            return UNKNOWN
-        return self.buf[0]
-
-    def probe(self, pos):
-        """The entry byte of `pos` (value + OFFSET), also kept in `last`;
-        UNKNOWN when it holds more than `seeds` stones or has no exact value.
-        (The engine's form of value(): no None, nothing allocated.)"""
-        idx = self.ranker.rank_position(pos)
-        b = UNKNOWN if idx < 0 else self.value_at(idx)
-        self.last = b
-        return b
-
     def value(self, pos):
         """Future score of the side to move in stones, or None (too many seeds,
         or no exact value)."""
@@ -258,9 +219,6 @@ class Table:
         if b == UNKNOWN:
             return None
         return b - OFFSET
-
-    def close(self):
-        self.f.close()
 
 
 def _halves(v):

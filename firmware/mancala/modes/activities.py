@@ -28,6 +28,9 @@ def has_online():
         import mancala.online  # noqa: F401
     except ImportError:
         return False
+    from mancala import forget
+
+    forget("online")  # (the online mode imports it again when it is chosen)
     return True
 
 

@@ -1,6 +1,6 @@
-"""The coach: the grade of each move (its colour on the pit played), the hint (pit 3 +
-pit 4 of the mover's row, a limited number per game), the pause after a blunder (the
-threat shown, a takeback offered).
+"""The coach: the grade of each move (its colour on the pit played) and the pause after
+a blunder (the threat shown, a takeback offered); the hint is modes/game.py's
+(give_hint).  Imported when it first grades: a game without the coach does not hold it.
 
 The coach grades in slices like any search (the pits stay live): Engine.grade() taken
 apart, checked against it in tests/test_board_play.py; the engine's slices are given by
@@ -8,11 +8,10 @@ App.search_slice().
 """
 
 from mancala.hw.pixels import RED, WHITE
-from mancala.modes import BLUNDER, GRADE, PAUSE_BLUNDER, SELECT, put
-from mancala.modes.game import CHORDS, GameMode, draw_marks, draw_pits, takeback
+from mancala.modes import BLUNDER, GRADE, PAUSE_BLUNDER, put
+from mancala.modes.game import HINT, GameMode, draw_marks, draw_pits, give_hint, takeback  # noqa: F401
 from mancala.rules import SIDE
 
-HINT = ((1 << 2) | (1 << 3), (1 << 9) | (1 << 10))
 # best green, excellent sky blue, good white, inaccuracy lime, mistake amber, blunder red
 # (none of them a count colour, so a graded pit never reads as a count)
 GRADE_COLOURS = ((0, 255, 110), (0, 200, 255), (255, 255, 255), (200, 255, 0), (255, 140, 0),
@@ -58,32 +57,6 @@ def after_grade(app):
         app.set_mode(BLUNDER)
     else:
         app.set_mode(app.turn_mode())
-
-
-def give_hint(app):
-    g = app.game
-    if app.mode != SELECT or app.engine is None:
-        app.no(HINT[0] | HINT[1])
-        return
-    if app.meta["hints"] <= 0:
-        app.no(HINT[g.side])
-        return
-    if app.hinting:
-        return
-    if app.hint_pit >= 0:  # asked again in the same position: shown again, free
-        app.t_mode = app.clock.now()
-        app.dirty = True
-        return
-    app.meta["hints"] -= 1
-    app.save_game()
-    # a master search, a slice per loop turn (the pits stay live); the mover's
-    # store blinks green until the hinted pit lights (modes/game.py draw_pits)
-    app.engine.start(g.pos, level=3, clock=app.clock.now)
-    app.hinting = True
-    app.dirty = True
-
-
-CHORDS.append((HINT[0], HINT[1], give_hint))
 
 
 class Grade(GameMode):

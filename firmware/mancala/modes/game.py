@@ -2,7 +2,7 @@
 of a game), the chords (takeback, the hint, the ranok agreement) and the takeback.
 
   pit 1 + pit 6 of a row together ... take back
-  pit 3 + pit 4 of a row together ... hint (modes/coach.py adds it to CHORDS)
+  pit 3 + pit 4 of a row together ... hint (a Master search, give_hint)
   both stores together (ranok) ...... end by agreement
   hold both stores (2.5 s) .......... menu (new game); again to go back
   hold a pit (one-LED builds) ....... the pit blinks its count
@@ -17,6 +17,7 @@ from mancala.rules import N_STORE, S_STORE
 STORES = (1 << S_STORE) | (1 << N_STORE)
 SIDE_COLOURS = (SOUTH, NORTH)
 TAKEBACK = ((1 << 0) | (1 << 5), (1 << 7) | (1 << 12))
+HINT = ((1 << 2) | (1 << 3), (1 << 9) | (1 << 10))
 
 
 class GameMode(Mode):
@@ -150,5 +151,28 @@ def mark_changes(app):
 
 
 
+def give_hint(app):
+    g = app.game
+    if app.mode != SELECT or app.engine is None:
+        app.no(HINT[0] | HINT[1])
+        return
+    if app.meta["hints"] <= 0:
+        app.no(HINT[g.side])
+        return
+    if app.hinting:
+        return
+    if app.hint_pit >= 0:  # asked again in the same position: shown again, free
+        app.t_mode = app.clock.now()
+        app.dirty = True
+        return
+    app.meta["hints"] -= 1
+    app.save_game()
+    # a master search, a slice per loop turn (the pits stay live); the mover's
+    # store blinks green until the hinted pit lights (modes/game.py draw_pits)
+    app.engine.start(g.pos, level=3, clock=app.clock.now)
+    app.hinting = True
+    app.dirty = True
+
+
 # A chord's (South row mask, North row mask, what it does); a mode family adds its own.
-CHORDS = [(TAKEBACK[0], TAKEBACK[1], takeback)]
+CHORDS = [(TAKEBACK[0], TAKEBACK[1], takeback), (HINT[0], HINT[1], give_hint)]

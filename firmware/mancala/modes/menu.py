@@ -10,6 +10,7 @@ store starts (docs/PLAYER_GUIDE.md "The menu").
 import gc
 import sys
 
+from mancala import forget
 from mancala.hw import pits as P
 from mancala.hw.pixels import GREEN, NORTH, SOUTH, WHITE
 from mancala.modes import ACTIVITIES, MENU, Mode, put
@@ -111,6 +112,8 @@ def need_engine(app, rules=None):
 
 
 MIN_TT_BITS = 8  # the smallest table the engine is built with (256 entries, 1.5 KB)
+MEMORY_CODE = 6  # the pits blink amber six times: started with a smaller engine table, or
+# without the endgame table or the book, for lack of memory (short(); PLAYER_GUIDE.md)
 
 
 def short(app, why):
@@ -146,7 +149,12 @@ def open_tables(app):
         return
     from mancala import tablebase
 
-    set_table(tablebase.open_table(path, name, log=app.log, opener=opener))
+    table = tablebase.open_table(path, name, log=app.log, opener=opener)
+    if table is not None and sys.implementation.name == "micropython":
+        table = table.lookups()  # the board keeps what the search reads: the module goes
+    set_table(table)
+    table = tablebase = None
+    forget("tablebase")
 
 def open_book(app):
     """Give the engine the opening book of its rules, if the flash has a good one
@@ -165,14 +173,8 @@ def open_book(app):
     if bk is not None:
         set_book(bk.f, bk.entries)  # the engine looks up by itself: the file is all it keeps
     bk = book = None
-    if sys.implementation.name == "micropython":  # the board: the module's code goes
-        import mancala
+    forget("book")
 
-        sys.modules.pop("mancala.book", None)
-        try:
-            delattr(mancala, "book")
-        except (AttributeError, KeyError):  # (MicroPython: KeyError)
-            pass
 
 def new_game(app):
     s = app.settings

@@ -8,7 +8,6 @@ extra turn, the sweep) and the end of the game (docs/PLAYER_GUIDE.md):
 from mancala.game import END_AGREEMENT, END_REPETITION
 from mancala.hw.pixels import AMBER, NORTH, SOUTH, WHITE
 from mancala.modes import ANIM, GRADE, OVER_, PAUSE_SOWING, SELECT, SOW, draw_move_made, put
-from mancala.modes.coach import early_grade, finish_grade, start_grade
 from mancala.modes.game import SIDE_COLOURS, GameMode, draw_marks, draw_pits
 from mancala.rules import MASK, N_STORE, S_STORE
 
@@ -55,6 +54,8 @@ def finish_move(app):
     app.grade = None
     app.set_mode(ANIM)
     if app.human(mover) and app.settings["coaching"] and app.engine is not None:
+        from mancala.modes.coach import start_grade  # (only with the coach on)
+
         start_grade(app)
     if not (app.flags or g.end or app.grading):
         after_anim(app)
@@ -81,7 +82,10 @@ class Select(GameMode):
             return
         begin_move(app, pit - side * 7)
         start_sow(app)
-        early_grade(app)
+        if app.settings["coaching"]:
+            from mancala.modes.coach import early_grade
+
+            early_grade(app)
 
     def tick(self, app, now, el):
         if app.hinting and app.engine.done:
@@ -129,6 +133,8 @@ class Anim(GameMode):
 
     def tick(self, app, now, el):
         if app.grading and app.engine.done:
+            from mancala.modes.coach import finish_grade
+
             finish_grade(app)
         if not app.grading and (el >= app.ANIM_MS or not (app.flags or app.game.end)):
             after_anim(app)

@@ -20,14 +20,12 @@ from mancala.modes import (
     PAUSE_SOWING,
     SENSOR_TEST,
 )
-from mancala.modes.menu import DEFAULTS, apply_settings, need_engine
+from mancala.modes.menu import DEFAULTS, MEMORY_CODE, apply_settings, need_engine
 from mancala.modes.menu import short as menu_short
 from mancala.record import format_record
 from mancala.rules import MASK, N_STORE, S_STORE, SIDE, get_rules
 
 STORES = (1 << S_STORE) | (1 << N_STORE)
-MEMORY_CODE = 6  # the pits blink amber six times: started with a smaller engine table, or
-# without the endgame table or the book, for lack of memory (menu.short; PLAYER_GUIDE.md)
 
 
 def forget_boot_modules():
@@ -36,14 +34,10 @@ def forget_boot_modules():
     game has their room (this module still holds what it uses: it goes next, main())."""
     if sys.implementation.name != "micropython":
         return  # the PC keeps them (tests import them again and again)
-    import mancala
+    from mancala import forget
 
     for name in ("profile", "profiles", "notation"):
-        sys.modules.pop("mancala." + name, None)
-        try:
-            delattr(mancala, name)
-        except (AttributeError, KeyError):  # (MicroPython: KeyError)
-            pass
+        forget(name)
     for name in list(sys.modules):
         if name.startswith("mancala.profiles."):
             sys.modules.pop(name)
@@ -82,14 +76,10 @@ def start(app, storage, log):
     for note in _notes:
         menu_short(app, note)
     del _notes[:]
-    from mancala.search import native_why
-
-    if "MemoryError" in native_why():  # (rp2 keeps the kernels' code on the heap: ~45 KB)
-        menu_short(app, "memory: no room for the machine-code engine: the bytecode plays")
-    need_engine(app, rules)
     if app.short:  # it starts with less than it wants: the pits say so at power-on
         app.boot_codes.append(MEMORY_CODE)
-    app.boot_game()
+    # (the engine is built once this module's code has gone: first_engine() below)
+    boot_game(app, engine=False)
     if app.profile.get("wifi"):  # back into an online game the power cut
         from mancala.modes.activities import online_resume
 
@@ -135,7 +125,9 @@ def _validate(profile):
     return validate(profile)
 
 
-def boot_game(app):
+def boot_game(app, engine=True):
+    """The saved game back, with its engine (engine=False: the board's start, which
+    builds the engine after the start's code has gone, first_engine)."""
     app.game = None  # released before the saved one is built (no two at once)
     try:
         import gc
@@ -165,7 +157,8 @@ def boot_game(app):
     if app.game is None:
         app.next_mode = MENU
         return
-    need_engine(app)
+    if engine:
+        need_engine(app)
     app.refresh()
     if app.game.over:
         app.archive(format_record(app.game))  # the power failed before it was
@@ -275,13 +268,15 @@ def make_sensors(p, machine):
         pins = [machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in p["pit_pins"]]
         port, shift = gpio_port(p["pit_pins"], machine)
         return P.GpioSensors(pins, debounce_ms(p), port, shift, SIO_GPIO_IN)
+    from mancala.hw.mux import MuxSensors
+
     sel = [machine.Pin(n, machine.Pin.OUT) for n in p["mux_select"]]
     adc = machine.ADC(machine.Pin(p["mux_adc"]))
-    return P.MuxSensors(sel, adc, p["mux_channels"], p["hall_threshold"], p["hall_hysteresis"],
+    return MuxSensors(sel, adc, p["mux_channels"], p["hall_threshold"], p["hall_hysteresis"],
                         debounce_ms(p))
 
 
-def _hardware(p, machine, neopixel, clock, fs, engine_cls, log):
+def _hardware(app_cls, p, machine, neopixel, clock, fs, engine_cls, log):
     """The board's parts from its profile: (pixels, pits, storage, engine class)."""
     sensors = make_sensors(p, machine)
     if p.get("pixel_driver") == "pio_dma":  # (a bitstream board never imports it)
@@ -296,16 +291,11 @@ def _hardware(p, machine, neopixel, clock, fs, engine_cls, log):
         write_prefix = prefix_writer(np, machine)
         if write_prefix is not None:
             px.prefix_writes(write_prefix)
-    from mancala.search import native_module
-
-    kernels = native_module()
-    if kernels is not None:  # the buffer's loops in machine code (hw/pixels.py)
-        px.use_kernels(kernels.leds_fill2, kernels.leds_remap)
     pits = P.Pits(sensors, clock)
     if fs is None:
         fs = S.OsFs()
-    if engine_cls is None:
-        from mancala.engine import Engine as engine_cls
+    if engine_cls is None:  # the board's engine (its code imported when it is first built,
+        engine_cls = app_cls.board_engine  # App.first_engine: once this module has gone)
     return px, pits, S.Storage(fs), engine_cls
 
 
@@ -354,8 +344,8 @@ def build(app_cls, profile, machine, neopixel, clock, fs=None, engine_cls=None, 
             pass
         return ErrorBoard([fault], status, clock, log, np)
     try:
-        px, pits, storage, engine_cls = _hardware(profile, machine, neopixel, clock, fs,
-                                                  engine_cls, log)
+        px, pits, storage, engine_cls = _hardware(app_cls, profile, machine, neopixel, clock,
+                                                  fs, engine_cls, log)
     except MemoryError:
         raise  # (mancala.app.main starts once more, without the room for the buffers)
     except Exception as e:  # noqa: BLE001 - a pin the port refuses, a missing module
