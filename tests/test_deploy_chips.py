@@ -86,3 +86,28 @@ def test_deploy_refuses_a_profile_for_another_chip_before_writing_it():
     assert str(e.value) == ("board profile esp32 is for an esp32 board, this board is a Raspberry "
                             "Pi Pico (RP2040): choose one of pico_buttons, pico_hall, pico_cheap, "
                             "pico_w")
+
+
+def test_deploy_refuses_a_profile_with_problems_before_it_sends_anything(tmp_path):
+    """The board trusts the profiles deploy sends (its start checks none of its own:
+    modes/start.py _deployed): deploy runs the firmware's check on each one it sends and
+    refuses one with problems, every problem said."""
+    import os
+    import shutil
+
+    src = str(tmp_path / "firmware")
+    shutil.copytree(deploy_plan.DEFAULT_SRC, src, ignore=shutil.ignore_patterns("__pycache__"))
+    path = os.path.join(src, "mancala", "profiles", "esp32.py")
+    with open(path) as f:
+        text = f.read()
+    assert '"tt_bits": 10,' in text and '"led_pin": 23,' in text
+    with open(path, "w") as f:
+        f.write(text.replace('"tt_bits": 10,', '"tt_bits": 20,').replace('"led_pin": 23,', '"led_pin": 99,'))
+    chip = deploy_plan.chip_named("esp32")
+    with pytest.raises(DeployError) as e:
+        deploy_plan.build(src, None, chip=chip)
+    said = str(e.value)
+    assert said.startswith("board profile esp32 has problems"), said
+    assert "tt_bits" in said and "led_pin" in said, said
+    # the Pico's deploy does not send the ESP32's profile: it goes ahead
+    assert deploy_plan.build(src, None, chip=deploy_plan.chip_named("rp2"))[0]

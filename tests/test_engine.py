@@ -6,12 +6,12 @@ import random
 import pytest
 
 from mancala.engine import LEVELS, MASTER_NODES, Engine, level_nodes
-from mancala.evaluation import FR_STOPPED, FRONTIERS, INF, SCALE, evaluate
 from mancala.game import Game
 from mancala.grading import GRADE_LIMITS, GRADES
 from mancala.notation import parse_position
 from mancala.rules import EXTRA, MASK, OVER, SIDE, VARIANTS, get_rules
-from mancala.search import Rng
+from mancala.search import INF, SCALE, Rng
+from mancala.search_loop import FR_STOPPED, FRONTIERS, evaluate
 
 
 def exact(rules, pos, memo, depth=0):
@@ -617,15 +617,20 @@ def test_lower_levels_and_grades_keep_static_leaves():
 
 
 def test_the_parts_copies_of_the_constants_agree():
-    """MicroPython folds a const() only in its own module: search.py and
-    search_loop.py keep private copies of evaluation's (and native.py its own)."""
-    from mancala import evaluation, search, search_loop
+    """MicroPython folds a const() only in its own module: search_loop.py keeps
+    private copies of search.py's (and native.py its own); variants.py keeps copies
+    of rules.py's (the position's layout, the flags)."""
+    from mancala import rules, search, search_loop, variants
 
-    for mod in (search, search_loop):
-        assert (mod._SCALE, mod._INF, mod._MAXPLY) == (evaluation.SCALE, evaluation.INF,
+    for mod in (search_loop,):
+        assert (mod._SCALE, mod._INF, mod._MAXPLY) == (search.SCALE, search.INF,
                                                         search._MAXPLY)
-    assert (search_loop._FR_CUT, search_loop._FR_STOPPED) == (evaluation.FR_CUT,
-                                                              evaluation.FR_STOPPED)
+    copies = 0
+    for key in dir(variants):
+        if key[:1] == "_" and key[1:].isupper() and hasattr(rules, key[1:]):
+            assert getattr(variants, key) == getattr(rules, key[1:]), key
+            copies += 1
+    assert copies >= 8  # (the moves read the stores, the side, the mask, the flags ...)
 
 
 def test_the_bytecode_loop_is_loaded_only_without_the_kernels():

@@ -390,3 +390,26 @@ def test_the_kernel_watches_the_pits_register(variant):
     assert watched_calls <= 12 and calls >= 60, out
     assert int(w[17]) == 1 and 0 < int(w[18]) <= 64 and w[20] == "0", out
     assert w[21] == "deadline" and 100 <= int(w[22]) <= 105, out
+
+
+def test_a_board_holds_the_code_of_the_variant_in_play_alone():
+    """On MicroPython mangala's, ranok's and oware's moves are mancala/variants.py's: a
+    board playing kalah drops them (rules.keep_only, at each engine built), the kernels
+    make the flat paths of the variant in play alone, and the others come back when
+    asked."""
+    code = """
+import sys
+from mancala import native
+from mancala.rules import get_rules, keep_only
+k = get_rules("kalah")
+o = get_rules("oware")
+print(native.mover(k) is native.move_kalah, native.mover(o) is native.move_oware)
+print("mancala.variants" in sys.modules)
+keep_only(k)
+print("mancala.variants" in sys.modules, native._OP is None and native._KP is not None)
+r = get_rules("ranok")
+keep_only(r)
+print("mancala.variants" in sys.modules, r.name, native._KP is None)
+"""
+    out = mpunix.run(code, mpy=True).strip().split("\n")
+    assert out == ["True True", "True", "False True", "True ranok True"], out

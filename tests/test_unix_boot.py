@@ -19,24 +19,28 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SETTINGS = {"variant": "kalah", "opponent": 4, "starter": 0, "coaching": 0, "hints": 3,
             "brightness": 1, "quick": 0}
 STARTED = unix_boot.STARTED
+# the person's game ends, or the board stops it
+GAME_ENDS = r"person: the game is over|person: stuck|SAFE STATE|failed to start|not usable|Traceback"
 
 # The room (bytes of the heap above the harness's own, unix_boot.base_bytes(play=True))
 # where the board cannot have everything it wants and starts with less.  Found by a
-# scan (issue 42's second ESP32 round: the engine built once the start's code has gone,
-# the coach imported when first used, the endgame table kept as its lookups alone, the
-# App's dict at its size from the start, the mux reader, heap and online modules not
-# held; the virtual clock, so each run is the same), a whole game each (N: the native
-# engine, B: the bytecode, 10/9: its table 2**10 / 2**9, less: "started with less memory"):
-#   148-156 KiB  starts with less (N8/N9) and confirms, then runs out loading a game's
-#                mode (the ESP32's room is 1.35 x 110 = 148.5 KiB: the xfail above)
-#   158-162      no start (the second start finds no block for the engine's keys)
-#   164-170      N9/N10-less: plays whole games against Strong and Master
+# scan (issue 42's third ESP32 round: mangala's, ranok's and oware's moves in their own
+# module, held only while one of them is played; the bytecode evaluation not loaded
+# beside the kernels; no profile check of deploy's own profiles at the start; the
+# engine's keys made before its table; the App's every attribute made in __init__; the
+# virtual clock, so each run is the same), a whole game against Master each (N: the
+# native engine, 10/9: its table 2**10 / 2**9, less: "started with less memory"):
+#   146-156 KiB  starts with less and confirms, then runs out in the game (the ESP32's
+#                room is 1.35 x 110 = 148.5 KiB: the xfail below)
+#   158-170      N9/N10-less: plays whole games (with the coach too)
 #   172-         N10: everything
-# (the first round: no start up to 162 KiB, everything from 188; before it: no start up
-# to 174, everything from 186.)  The heap is cut into many holes there: the bands move
-# with any change of what the start allocates, by a few KiB either way; scan again after
-# one (`python -m host_tools.runners.unix_boot --scan 140:180:2 --play`).
-ROOM_LESS = 166 * 1024
+# (The second round's, before the base's fix: no start 158-162, whole games from 164,
+# everything from 172; the base then held a pool of interned names the decoder happened
+# to open, 7.2 KB the board was credited with once this round's names had moved it.)
+# The heap is cut into many holes there: the bands move with any change of what the
+# start allocates, by a few KiB either way; scan again after one (`python -m
+# host_tools.runners.unix_boot --scan 140:180:2 --play`).
+ROOM_LESS = 164 * 1024
 @pytest.fixture(scope="module")
 def deployed(tmp_path_factory):
     """(path of the flash image as deploy leaves it, version)."""
@@ -58,16 +62,22 @@ def start_line(out):
     return m
 
 
+# The ESP32's goal is a start and a whole game under its heap, not a start alone: a start
+# at that cap is at the edge (it has come up with less and 5 KB free on one machine and
+# not on another, the heap's holes moving with the paths it is run from), the game after
+# it runs out loading a game's mode.  So the xfail asks for both, and fails the same way
+# on every machine until the firmware fits.
 @pytest.mark.xfail(strict=True, reason="the firmware's code does not fit an ESP32 without "
-                   "PSRAM: it starts with less from 148 KiB of this build's room but plays a "
-                   "whole game from ~164 KiB and everything from ~172; the ESP32's is 148.5 KiB (docs/BOARD.md, "
+                   "PSRAM: it plays a whole game from ~158 KiB of this build's room and "
+                   "everything from ~172; the ESP32's is 148.5 KiB (docs/BOARD.md, "
                    "'Memory through the boot path'); strict: passes once it fits")
-def test_the_deployed_esp32_flash_starts_under_the_esp32s_heap(deployed, tmp_path):
-    """Item 1: boot.py, main.py, the stage, the app, under the cap that stands for an
-    ESP32's heap (session.py's: base + RATIO_64 x free_32), on trial and confirmed."""
+def test_the_deployed_esp32_flash_starts_and_plays_under_the_esp32s_heap(deployed, tmp_path):
+    """Items 1 and 2: boot.py, main.py, the stage, the app, under the cap that stands for
+    an ESP32's heap (session.py's: base + RATIO_64 x free_32), on trial and confirmed; then
+    a person plays a whole game against Master."""
     path = flash(deployed, tmp_path)
-    cap, base, free32 = unix_boot.cap_for(path)
-    r = unix_boot.start(path, cap, until=STARTED, timeout=30)
+    cap, base, free32 = unix_boot.cap_for(path, play=True)
+    r = unix_boot.start(path, cap, play=True, until=GAME_ENDS, timeout=120)
     heads = "cap %d B (harness %d B + 1.35 x %d KB)" % (cap, base, free32 // 1024)
     assert "Traceback" not in r.out and "not usable" not in r.out, heads + "\n" + r.out
     assert "main: running %s (slot a, on trial: start 1 of 3)" % deployed[1] in r.out, r.out
@@ -75,6 +85,7 @@ def test_the_deployed_esp32_flash_starts_under_the_esp32s_heap(deployed, tmp_pat
     print("%s: %s" % (heads, m.group(0)))
     assert m.group(1) == "esp32"
     assert "main: confirmed slot a (%s)" % deployed[1] in r.out, r.out
+    assert "person: the game is over" in r.out, heads + "\n" + r.out
 
 
 # against Strong (a fixed 250-node search) and against Master (its think's deadline on

@@ -83,6 +83,7 @@ STORES = (1 << S_STORE) | (1 << N_STORE)
 
 class App:
     FRAME_MS = 20  # loop period
+    STARVED_TURNS = 25  # turns whose way back found no room before a restart (shed())
     ANIM_FRAME_MS = 60  # animations redraw this often (a press redraws at once)
     FLASH_MS = 500  # a red "no" flash
     FLASH_BLINK_MS = 125  # ... on, off, on, off
@@ -120,8 +121,6 @@ class App:
     # those frames alone, not the light's steps besides; the light keeps its pace)
     THINK_SHARE_MS = 100
     search_ms = 0  # loop time given to the engine (a running total: measurements)
-    think_frame = -1  # the thinking animation's step last drawn
-    think_light = 0  # the pit its light was last drawn on
     MASTER_MS = 2000  # Master's think on the board (engine.MASTER_MS)
     MASTER_CAP = None  # ... and its node cap (engine.master_cap)
     PONDER = True  # think on the person's time against Master
@@ -181,6 +180,10 @@ class App:
         self.hinting = False
         self.grading = False
         self.errors = 0  # loop turns in a row that ended in an error
+        self.starved = 0  # ... in which even the way back found no room (shed())
+        self.think_frame = -1  # the thinking animation's step last drawn
+        self.think_light = 0  # the pit its light was last drawn on
+        self.restart = None  # machine.reset on the board (main()): shed()'s last resort
         self.sow_side = 0
         self.sow_pit = 0
         self.sow_path = b""
@@ -405,6 +408,8 @@ class App:
             return  # asleep or waking: the turn is mancala/idle.py's
         self.in_loop = True
         try:
+            while self.switching:  # (a mode whose module found no room last turn: again)
+                self.enter_mode()
             for ev in self.pits.poll():
                 self.on_event(ev)
                 while self.switching:  # a mode switched to another group's (set_mode;
@@ -419,17 +424,55 @@ class App:
             while self.switching:  # (no slice switches today: never left for the next turn)
                 self.enter_mode()
             self.errors = 0
+            self.starved = 0
         except Exception as e:  # noqa: BLE001 - the board must keep running
             self.in_loop = False
             if self.strict:
                 raise
             self.log_exc(e)
+            hungry = isinstance(e, MemoryError)
             try:
                 self.recover()
-            except MemoryError:  # (recover's own module found no room: the next turn
-                gc.collect()  # tries again; the game in memory is as it was)
-                self.log("memory: no room to recover this turn: trying again")
+            except MemoryError:  # (recover's own module found no room)
+                hungry = True
+            if hungry:
+                self.shed()
+            if MODES[self.mode] is None:  # its module did not load: the next turn
+                self.switching = True  # loads it again before anything asks it
         self.in_loop = False
+
+    def shed(self):
+        """A turn that ran out of memory (tick): once is a moment (the way back frees what
+        it held); a second turn in a row gives up what the board plays on without, one a
+        turn (the opening book, then the endgame table: said on the console and in the
+        status, as a start with less is); after STARVED_TURNS such turns the board
+        starts again (machine.reset: the saved game comes back, and the start takes what
+        fits).  The game in memory is as it was."""
+        self.starved += 1
+        gc.collect()
+        if self.starved < 2:
+            return
+        e = self.engine
+        gone = None
+        if e is not None and getattr(e, "book", None) is not None:
+            e.book.close()
+            e.set_book(None)
+            gone = "the opening book"
+        elif e is not None and getattr(e, "table", None) is not None:
+            e.table.close()
+            e.set_table(None)
+            gone = "the endgame table"
+        e = None
+        gc.collect()
+        if gone is not None:
+            why = "memory: out of room in play: playing on without " + gone
+            self.log(why)
+            self.short.append(why)
+        elif self.starved >= self.STARVED_TURNS and self.restart is not None:
+            self.log("memory: %d turns in a row out of room: starting again" % self.starved)
+            self.restart()
+        else:
+            self.log("memory: out of room this turn: trying again")
 
     def log_exc(self, e):
         """An exception and its traceback on the console (the modes' too: recover())."""
@@ -912,6 +955,8 @@ def main(profile=None, machine=None, neopixel=None, clock=None, fs=None, engine_
             log("memory: the start ran out of room (%r)" % (e,))
             notes.append("memory: started again without the room for its buffers")
     if isinstance(board, App):
+        if sys.implementation.name == "micropython":  # (the PC's fake machine resets its pins)
+            board.restart = getattr(machine, "reset", None)
         say_start(board)
     if run:
         board.run()

@@ -4,7 +4,6 @@ Engine is put together from modules of their own, each with one reason to change
 
   mancala.search      the search: iterative deepening alpha-beta a slice at a time
                       (start / step / stop), the transposition table, the quiescence
-  mancala.evaluation  what a position is worth: the static evaluation, the frontier
   mancala.grading     the coach's grade of a move (grade / start_grade / grade_result)
   mancala.probes      the endgame table and the opening book (set_table / set_book)
   mancala.native      the search, the evaluation and the sowings in machine code
@@ -15,10 +14,15 @@ root noise per variant, per CPU) and the API the modes call (start, search, hint
 docs/ENGINE.md has the algorithm and the matches that set the numbers.
 """
 
-from mancala.evaluation import SCALE  # noqa: F401  (the PC tools' name for it)
 from mancala.grading import GRADE_LIMITS, GRADE_NODES, GRADES, Grading  # noqa: F401
 from mancala.probes import Probes
-from mancala.search import Rng, Search, native_available, native_why  # noqa: F401
+from mancala.search import (  # noqa: F401
+    SCALE,  # noqa: F401  (the PC tools' name for it)
+    Rng,
+    Search,
+    native_available,
+    native_why,
+)
 
 # sys.implementation._mpy >> 10 -> mpy-cross's -march name (py/persistentcode.h's
 # MP_NATIVE_ARCH_*; host_tools/runners/mpycompile.py builds native code by it)

@@ -9,8 +9,8 @@ falls into one of GRADES by GRADE_LIMITS (docs/ENGINE.md, "Grades").  A blunder 
 gives the threat: the opponent's best reply to it.
 """
 
-from mancala.evaluation import SCALE
 from mancala.rules import MASK, POS_LEN, SIDE
+from mancala.search import SCALE
 
 GRADES = ("best", "excellent", "good", "inaccuracy", "mistake", "blunder")
 # Grade thresholds: the largest loss (stones vs the best move) of each grade after
@@ -18,7 +18,7 @@ GRADES = ("best", "excellent", "good", "inaccuracy", "mistake", "blunder")
 GRADE_LIMITS = (1, 2, 4, 7)
 GRADE_NODES = 6000  # default grading budget (~3.5 s on a Pico, begun at the tap)
 # The leaves' weight per stone of one's own row while grading (quarter stones), where it
-# differs from play's (evaluation.ROW_WEIGHT): a loss is measured in stones at the end, and
+# differs from play's (search.ROW_WEIGHT): a loss is measured in stones at the end, and
 # in a kalah endgame a row mostly ends in its owner's store.  Chosen on one sample of
 # 16-24-seed positions, measured on another (docs/ENGINE.md, "The coach on every legal move").
 GRADE_ROW_WEIGHT = {"kalah": 2}

@@ -2,7 +2,7 @@
 
 The same functions as the bytecode ones, move for move and bit for bit: each
 variant's sowing (`Rules.move`), ranok's legal mask, and the frontiers
-(`frontier_kalah`, `frontier_oware` of mancala.evaluation).  The engine takes them
+(`frontier_kalah`, `frontier_oware` of mancala.search_loop).  The engine takes them
 where this module imports (a port with a native emitter: rp2 armv6m, ESP32
 xtensawin, the Pico 2's armv7emsp, the unix port's x64) and keeps the bytecode
 ones everywhere else: CPython has no `micropython`, the WebAssembly VM rejects
@@ -34,7 +34,7 @@ paths of kalah3..kalah6 are prefixes of the same cycle, so kalah6's serve all.
 import micropython
 from micropython import const
 
-from mancala.rules import POPCOUNT, Kalah, Mangala, Oware, Ranok
+from mancala.rules import POPCOUNT
 
 STRIDE = const(73)  # stones a path holds: kalah6's 72 seeds + 1
 
@@ -48,18 +48,14 @@ _FR_CUT = const(1)
 _FR_STOPPED = const(2)
 
 
-def _flat_paths(rules):
-    out = bytearray(12 * STRIDE)
-    for k in range(12):
-        p = rules.paths[k]
-        out[k * STRIDE:k * STRIDE + len(p)] = p
-    return out
-
-
-_KP = _flat_paths(Kalah(6))
-_MP = _flat_paths(Mangala(4))
-_RP = _flat_paths(Ranok(4))
-_OP = _flat_paths(Oware(4))
+# The flat paths of each variant, made when mover() first meets its rules (a board plays
+# one variant: the others' 876 bytes, and the rule sets they came from, are never made).
+# kalah's serve every seed count: kalah3..kalah5's paths are prefixes of kalah6's cycle,
+# so writing a shorter one over a longer one changes no byte.
+_KP = None  # type: bytearray | None
+_MP = None  # type: bytearray | None
+_RP = None  # type: bytearray | None
+_OP = None  # type: bytearray | None
 _POP = POPCOUNT
 _RANOK_SCRATCH = bytearray(16)
 
@@ -378,7 +374,7 @@ def mover(rules):
     fn = _MOVES.get(rules.name)
     if fn is None or rules.total + 1 > STRIDE or (rules.name == "oware" and rules.total != 48):
         return None
-    flat = {"kalah": _KP, "mangala": _MP, "ranok": _RP, "oware": _OP}[rules.name]
+    flat = flat_paths(rules)
     for k in range(12):
         p = rules.paths[k]
         if flat[k * STRIDE:k * STRIDE + len(p)] != p:
@@ -386,12 +382,12 @@ def mover(rules):
     return fn
 
 
-# -- the frontiers (mancala.evaluation.frontier_kalah / frontier_oware, same packing)
+# -- the frontiers (mancala.search_loop.frontier_kalah / frontier_oware, same packing)
 
 @micropython.viper
 def frontier_kalah(pos, alpha: int, beta: int, left: int, w: int, half: int, ew: int,
                    xw: int) -> int:
-    """mancala.evaluation.frontier_kalah in machine code."""
+    """mancala.search_loop.frontier_kalah in machine code."""
     p = ptr8(pos)
     pc = ptr8(_POP)
     side = p[14]
@@ -477,7 +473,7 @@ def frontier_kalah(pos, alpha: int, beta: int, left: int, w: int, half: int, ew:
 @micropython.viper
 def frontier_oware(pos, alpha: int, beta: int, left: int, w: int, half: int, ew: int,
                    xw: int) -> int:
-    """mancala.evaluation.frontier_oware in machine code."""
+    """mancala.search_loop.frontier_oware in machine code."""
     p = ptr8(pos)
     pc = ptr8(_POP)
     side = p[14]
@@ -591,9 +587,41 @@ def frontier_oware(pos, alpha: int, beta: int, left: int, w: int, half: int, ew:
 FRONTIERS = {"kalah": frontier_kalah, "oware": frontier_oware}
 
 
+def keep_only(name):
+    """The board plays one variant (mancala.rules.keep_only, at each engine built after
+    the old one was released): the other variants' flat paths go (876 bytes each: a
+    session through the four variants kept them all, 2.6 KB grown by its last game)."""
+    global _KP, _MP, _RP, _OP
+    if name != "kalah":
+        _KP = None
+    if name != "mangala":
+        _MP = None
+    if name != "ranok":
+        _RP = None
+    if name != "oware":
+        _OP = None
+
+
 def flat_paths(rules):
-    """The flat sowing paths the kernels read for `rules` (mover() said yes)."""
-    return {"kalah": _KP, "mangala": _MP, "ranok": _RP, "oware": _OP}[rules.name]
+    """The flat sowing paths the kernels read for `rules` (made, or grown to its seeds)."""
+    global _KP, _MP, _RP, _OP
+    name = rules.name
+    flat = {"kalah": _KP, "mangala": _MP, "ranok": _RP, "oware": _OP}[name]
+    if flat is None:
+        flat = bytearray(12 * STRIDE)
+        if name == "kalah":
+            _KP = flat
+        elif name == "mangala":
+            _MP = flat
+        elif name == "ranok":
+            _RP = flat
+        else:
+            _OP = flat
+    for k in range(12):
+        p = rules.paths[k]
+        if len(p) <= STRIDE:
+            flat[k * STRIDE:k * STRIDE + len(p)] = p
+    return flat
 
 
 # -- the search: mancala.search_loop.run and quiesce, step for step ---------------
@@ -735,7 +763,7 @@ def quiesce(pos, alpha: int, beta: int, qp: int, move, qkids, qs, path) -> int:
 
 @micropython.viper
 def evaluate(pos, side: int, w: int, ew: int, xw: int) -> int:
-    """mancala.evaluation.evaluate without the threat term (tw = 0)."""
+    """mancala.search_loop.evaluate without the threat term (tw = 0)."""
     p = ptr8(pos)
     a = p[0] + p[1] + p[2] + p[3] + p[4] + p[5]
     b = p[7] + p[8] + p[9] + p[10] + p[11] + p[12]

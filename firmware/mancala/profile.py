@@ -1,5 +1,7 @@
 """Check a board profile at boot: every problem as a clear line, never an exception."""
 
+from mancala.hw.pits import DEBOUNCE_MS, debounce_ms, sensor_kind  # noqa: F401 - what the pits read
+
 REQUIRED = ("name", "mcu", "sensor", "led_pin", "led_count", "leds", "ma_per_channel",
             "idle_ma_per_led", "current_limit_ma", "brightness_levels", "tt_bits")
 MCUS = {"rp2040": 29, "rp2350": 29, "esp32": 39}  # highest GPIO number (RP2350A: the Pico 2)
@@ -12,14 +14,7 @@ MCUS = {"rp2040": 29, "rp2350": 29, "esp32": 39}  # highest GPIO number (RP2350A
 # (96 KB), not 15; a Pico 2 (RP2350, ~470 KB free with the official RPI_PICO2 build)
 # 15 (192 KB), not 16.
 TT_BITS_MAX = {"rp2040": 14, "rp2350": 15, "esp32": 10}
-# What sits under each pit ("switch" of a "gpio" profile; a "mux" board reads linear
-# hall sensors) and how long a raw change must hold before it counts, per kind: a
-# push button's contacts bounce for up to ~10-20 ms, so 30 ms; a digital hall switch
-# (DRV5033: a comparator with hysteresis) and a linear hall sensor behind its
-# threshold + hysteresis do not bounce, so 10 ms only rejects a one-reading glitch
-# (a change then counts at the next poll).  A profile may set "debounce_ms" itself.
-SWITCHES = ("button", "hall")
-DEBOUNCE_MS = {"button": 30, "hall": 10, "mux": 10}
+SWITCHES = ("button", "hall")  # what sits under each pit of a "gpio" profile (hw/pits.py)
 DEBOUNCE_MAX = 100  # longer and a quick tap would not count
 # A Pico W (a Pico profile with "wifi": True): the CYW43439 radio owns GP23 (its power),
 # GP24 (SPI data), GP25 (chip select) and GP29 (SPI clock, also VSYS/3 on ADC3); its
@@ -31,19 +26,6 @@ RADIO_LED = "LED"
 def pico_w(p):
     """True for a Pico (or Pico 2) W profile: a Pico with the CYW43439 radio."""
     return p.get("wifi") is True and p.get("mcu") in ("rp2040", "rp2350")
-
-
-def sensor_kind(p):
-    """"button", "hall" (digital hall switches, gpio) or "mux" (linear hall sensors)."""
-    if p["sensor"] == "mux":
-        return "mux"
-    return p.get("switch", "button")
-
-
-def debounce_ms(p):
-    """How long a raw change of a pit sensor must hold to count (ms)."""
-    d = p.get("debounce_ms")
-    return DEBOUNCE_MS[sensor_kind(p)] if d is None else d
 
 
 def _is_int(v):

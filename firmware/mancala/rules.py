@@ -1,7 +1,10 @@
 """The four rule sets of the board: ranok, mangala, kalah (3-6 seeds), oware.
 
 The exact rules are in docs/RULES.en.md (from the product's RULES.md).  This module
-is the inner loop of the engine, so it is written for MicroPython bytecode:
+holds what they share, kalah's move (the default game) and get_rules(); mangala's,
+ranok's and oware's moves are mancala/variants.py's, imported when get_rules() first
+asks for one of them: a board playing kalah holds none of their code (keep_only()).
+The moves are the inner loop of the engine, so they are written for MicroPython bytecode:
 
 * A position is one bytearray of POS_LEN bytes: the 14 counts in board order
   (S1..S6, S store, N1..N6, N store), the side to move, and the bitmask of the
@@ -13,6 +16,8 @@ is the inner loop of the engine, so it is written for MicroPython bytecode:
   engine undoes a move: it keeps one preallocated bytearray per ply.
 * Pits are numbered 0..5 from the mover's own seat (the text notation adds 1).
 """
+
+import sys
 
 from mancala.compat import const
 
@@ -137,7 +142,7 @@ def collect_rows(pos):
         pos[7 + i] = 0
 
 
-def _sweep_to_empty_row(pos, s_empty):
+def sweep_to_empty_row(pos, s_empty):
     """Mangala: the player whose row is empty takes what is left in the other row."""
     if s_empty:
         pos[S_STORE] += row_sum(pos, 7)
@@ -207,358 +212,12 @@ class Kalah(Rules):
         return flags
 
 
-class Mangala(Rules):
-    name = "mangala"
-    win_threshold = 25
-
-    def _first(self, origin):
-        return origin  # the first stone goes back into the pit it came from
-
-    def finish_if_over(self, pos):
-        decided = pos[S_STORE] >= 25 or pos[N_STORE] >= 25
-        s_empty = row_empty(pos, 0)
-        n_empty = row_empty(pos, 7)
-        if pos[MASK] and not (decided or s_empty or n_empty):
-            return False
-        if not decided:
-            _sweep_to_empty_row(pos, s_empty)
-        pos[MASK] = 0
-        return True
-
-    def move(self, pos, pit):
-        side = pos[SIDE]
-        own = side * 7
-        origin = own + pit
-        n = pos[origin]
-        pos[origin] = 0
-        path = self.paths[side * 6 + pit]
-        if n == 1:  # a single stone moves on to the next pit
-            last = path[1]
-            pos[last] += 1
-        else:
-            for i in range(n):
-                pos[path[i]] += 1
-            last = path[n - 1]
-        store = own + 6
-        flags = 0
-        if last == store:
-            flags = EXTRA
-        elif own <= last < store:
-            if pos[last] == 1 and pos[12 - last]:
-                pos[store] += pos[12 - last] + 1
-                pos[12 - last] = 0
-                pos[last] = 0
-                flags = (CAPTURED << last) | (CAPTURED << (12 - last))
-        elif not pos[last] & 1:  # opponent's pit now even
-            pos[store] += pos[last]
-            pos[last] = 0
-            flags = CAPTURED << last
-        if flags & EXTRA:
-            b = own  # row of the side to move next
-        else:
-            pos[SIDE] = side ^ 1
-            b = 7 - own
-        if pos[S_STORE] >= 25 or pos[N_STORE] >= 25:
-            pos[MASK] = 0
-            return flags | OVER
-        # legal_mask() and row_empty() inlined (see Kalah.move)
-        m = 0
-        if pos[b]:
-            m = 1
-        if pos[b + 1]:
-            m |= 2
-        if pos[b + 2]:
-            m |= 4
-        if pos[b + 3]:
-            m |= 8
-        if pos[b + 4]:
-            m |= 16
-        if pos[b + 5]:
-            m |= 32
-        if not m:  # the next mover's row is empty (if both are, the sweep moves 0)
-            _sweep_to_empty_row(pos, b == 0)
-            pos[MASK] = 0
-            return flags | OVER | SWEPT
-        o = 7 - b
-        if not (pos[o] or pos[o + 1] or pos[o + 2] or pos[o + 3] or pos[o + 4] or pos[o + 5]):
-            _sweep_to_empty_row(pos, o == 0)
-            pos[MASK] = 0
-            return flags | OVER | SWEPT
-        pos[MASK] = m
-        return flags
-
-
-class Ranok(Rules):
-    name = "ranok"
-    skips_origin = True
-    win_threshold = 25
-
-    def __init__(self, seeds=4):
-        Rules.__init__(self, seeds)
-        self._scratch = bytearray(POS_LEN)
-
-    def _sow(self, pos, side, pit):
-        """Sow and capture; no end-of-game rule.  Returns the capture flags.
-        (move() has it written out; this serves the legal mask's trial sowing.)"""
-        own = side * 7
-        origin = own + pit  # the sowing, written out (see Kalah.move)
-        n = pos[origin]
-        pos[origin] = 0
-        path = self.paths[side * 6 + pit]
-        for i in range(n):
-            pos[path[i]] += 1
-        last = path[n - 1]
-        opp = 7 - own
-        if not opp <= last < opp + 6:
-            return 0
-        c = pos[last]
-        if c != 2 and c != 3:
-            return 0
-        pos[last] = 0
-        flags = CAPTURED << last
-        if last > opp:
-            c2 = pos[last - 1]
-            if c2 == 2 or c2 == 3:
-                c += c2
-                pos[last - 1] = 0
-                flags |= CAPTURED << (last - 1)
-        if last < opp + 5:
-            c2 = pos[last + 1]
-            if c2 == 2 or c2 == 3:
-                c += c2
-                pos[last + 1] = 0
-                flags |= CAPTURED << (last + 1)
-        pos[own + 6] += c
-        return flags
-
-    def legal_mask(self, pos):
-        """Non-empty pits whose move leaves the opponent at least one stone."""
-        side = pos[SIDE]
-        own = side * 7
-        opp = 7 - own
-        # Unrolled, as this runs after every move: m gets the non-empty pits whose
-        # stones stop short of the opponent's row (n < 7 - pit), reach the others.
-        m = 0
-        reach = 0
-        n = pos[own]
-        if n:
-            if n < 7:
-                m = 1
-            else:
-                reach = 1
-        n = pos[own + 1]
-        if n:
-            if n < 6:
-                m |= 2
-            else:
-                reach |= 2
-        n = pos[own + 2]
-        if n:
-            if n < 5:
-                m |= 4
-            else:
-                reach |= 4
-        n = pos[own + 3]
-        if n:
-            if n < 4:
-                m |= 8
-            else:
-                reach |= 8
-        n = pos[own + 4]
-        if n:
-            if n < 3:
-                m |= 16
-            else:
-                reach |= 16
-        n = pos[own + 5]
-        if n:
-            if n < 2:
-                m |= 32
-            else:
-                reach |= 32
-        # Stopping short captures nothing, so it is legal iff the opponent has stones.
-        if m and not (pos[opp] or pos[opp + 1] or pos[opp + 2] or pos[opp + 3]
-                      or pos[opp + 4] or pos[opp + 5]):
-            m = 0
-        if reach:
-            paths = self.paths
-            for pit in range(6):
-                if reach >> pit & 1:
-                    n = pos[own + pit]
-                    last = paths[side * 6 + pit][n - 1]
-                    c = pos[last] + 1
-                    if not opp <= last < opp + 6 or (n <= 12 and c != 2 and c != 3):
-                        m |= 1 << pit  # stones reach the opponent, nothing is captured
-                    elif n <= 12:
-                        # One lap at most: the sowing put one stone in each of the
-                        # opponent's pits up to `last`, so what the capture of
-                        # last-1, last, last+1 leaves follows from the counts (this
-                        # case is frequent, a trial sowing would cost a lot).
-                        empties = last == opp or (last == opp + 1
-                                                  and (pos[opp] == 1 or pos[opp] == 2))
-                        if empties and last < opp + 5:
-                            c = pos[last + 1]
-                            empties = c == 0 or c == 2 or c == 3
-                            i = last + 2
-                            while empties and i < opp + 6:
-                                if pos[i]:
-                                    empties = False
-                                i += 1
-                        if not empties:
-                            m |= 1 << pit
-                    else:  # several laps: try it
-                        t = self._scratch
-                        t[:] = pos
-                        self._sow(t, side, pit)
-                        if not row_empty(t, opp):
-                            m |= 1 << pit
-        return m
-
-    def move(self, pos, pit):
-        # _sow written out (a call less per move: the engine's hot path; calls
-        # with big frames are dear on the rp2 port, docs/ENGINE.md)
-        side = pos[SIDE]
-        own = side * 7
-        origin = own + pit
-        n = pos[origin]
-        pos[origin] = 0
-        path = self.paths[side * 6 + pit]
-        for i in range(n):
-            pos[path[i]] += 1
-        last = path[n - 1]
-        opp = 7 - own
-        flags = 0
-        if opp <= last < opp + 6:
-            c = pos[last]
-            if c == 2 or c == 3:
-                pos[last] = 0
-                flags = CAPTURED << last
-                if last > opp:
-                    c2 = pos[last - 1]
-                    if c2 == 2 or c2 == 3:
-                        c += c2
-                        pos[last - 1] = 0
-                        flags |= CAPTURED << (last - 1)
-                if last < opp + 5:
-                    c2 = pos[last + 1]
-                    if c2 == 2 or c2 == 3:
-                        c += c2
-                        pos[last + 1] = 0
-                        flags |= CAPTURED << (last + 1)
-                pos[own + 6] += c
-        pos[SIDE] = side ^ 1
-        if pos[S_STORE] >= 25 or pos[N_STORE] >= 25:
-            pos[MASK] = 0
-            return flags | OVER
-        m = self.legal_mask(pos)
-        pos[MASK] = m
-        if not m:  # the side to move cannot move: stones left count for nobody
-            return flags | OVER
-        return flags
-
-
-class Oware(Rules):
-    name = "oware"
-    skips_origin = True
-    sows_stores = False
-
-    def legal_mask(self, pos):
-        side = pos[SIDE]
-        own = side * 7
-        if not row_empty(pos, 7 - own):
-            return Rules.legal_mask(self, pos)
-        # The opponent has no stones: only moves that reach their row.
-        m = 0
-        for pit in range(6):
-            if pos[own + pit] > 5 - pit:
-                m |= 1 << pit
-        return m
-
-    def __init__(self, seeds=4):
-        Rules.__init__(self, seeds)
-        self.half = self.total // 2
-
-    def move(self, pos, pit):
-        # the sowing and the legal mask are written out (see Kalah.move)
-        side = pos[SIDE]
-        own = side * 7
-        origin = own + pit
-        n = pos[origin]
-        pos[origin] = 0
-        path = self.paths[side * 6 + pit]
-        for i in range(n):
-            pos[path[i]] += 1
-        last = path[n - 1]
-        opp = 7 - own
-        flags = 0
-        if opp <= last < opp + 6:
-            # The chain of 2s and 3s ending at the last pit, going backwards.
-            low = last
-            got = 0
-            while low >= opp:
-                c = pos[low]
-                if c != 2 and c != 3:
-                    break
-                got += c
-                low -= 1
-            if got:
-                grand_slam = low < opp
-                i = last + 1
-                while grand_slam and i < opp + 6:
-                    if pos[i]:
-                        grand_slam = False
-                    i += 1
-                if not grand_slam:  # taking every stone of the opponent captures nothing
-                    for i in range(low + 1, last + 1):
-                        pos[i] = 0
-                        flags |= CAPTURED << i
-                    pos[own + 6] += got
-        pos[SIDE] = side ^ 1
-        # The next mover's (row opp) legal pits: its non-empty ones while the
-        # mover (row own) has stones, else only those that reach the mover's row.
-        m = 0
-        if pos[own] or pos[own + 1] or pos[own + 2] or pos[own + 3] or pos[own + 4] or pos[own + 5]:
-            if pos[opp]:
-                m = 1
-            if pos[opp + 1]:
-                m |= 2
-            if pos[opp + 2]:
-                m |= 4
-            if pos[opp + 3]:
-                m |= 8
-            if pos[opp + 4]:
-                m |= 16
-            if pos[opp + 5]:
-                m |= 32
-        else:
-            for k in range(6):
-                if pos[opp + k] > 5 - k:
-                    m |= 1 << k
-        s = pos[S_STORE]
-        t = pos[N_STORE]
-        half = self.half
-        if not m or s > half or t > half or (s == half and t == half):
-            collect_rows(pos)
-            pos[MASK] = 0
-            return flags | OVER | SWEPT
-        pos[MASK] = m
-        return flags
-
-    def finish_if_over(self, pos):
-        half = self.half
-        s, t = pos[S_STORE], pos[N_STORE]
-        if pos[MASK] and not (s > half or t > half or (s == half and t == half)):
-            return False
-        collect_rows(pos)
-        pos[MASK] = 0
-        return True
-
-
 VARIANTS = ("ranok", "mangala", "kalah", "oware")
 # What the board's menu offers (its variant item, in order): the four and kalah's
 # 3- and 6-seed games.
 MENU_VARIANTS = ("ranok", "mangala", "kalah", "oware", "kalah3", "kalah6")
-_CLASSES = {"ranok": Ranok, "mangala": Mangala, "kalah": Kalah, "oware": Oware}
+# the classes of mancala/variants.py (kalah's is here)
+_CLASSES = {"ranok": "Ranok", "mangala": "Mangala", "oware": "Oware"}
 _cache = {}  # type: dict
 
 
@@ -573,11 +232,16 @@ def get_rules(variant):
     name, seeds = variant, 4
     if variant[:5] == "kalah" and len(variant) == 6 and variant[5] in "3456":
         name, seeds = "kalah", int(variant[5])
-    cls = _CLASSES.get(name)
-    if cls is None:
-        raise ValueError("unknown variant %r (expected one of: ranok, mangala, kalah, "
-                         "kalah3, kalah5, kalah6, oware)" % variant)
-    rules = cls(seeds)
+    if name == "kalah":
+        rules = Kalah(seeds)
+    else:
+        cls = _CLASSES.get(name)
+        if cls is None:
+            raise ValueError("unknown variant %r (expected one of: ranok, mangala, kalah, "
+                             "kalah3, kalah5, kalah6, oware)" % variant)
+        # (by its name, as modes.load imports a mode's family: variants.py builds on
+        # this module, which looks its classes up only when one is asked for)
+        rules = getattr(__import__("mancala.variants", None, None, (cls,), 0), cls)(seeds)
     _cache[variant] = rules
     _cache[rules.id] = rules
     return rules
@@ -588,6 +252,14 @@ def keep_only(rules):
     rule set's tables are RAM; get_rules() makes another again when asked)."""
     for k in [k for k in _cache if _cache[k] is not rules]:
         del _cache[k]
+    if sys.implementation.name == "micropython":  # (the PC keeps them: tests hold many)
+        if rules.name == "kalah":  # the other three's code goes (get_rules: back if asked)
+            from mancala import forget
+
+            forget("variants")
+        kernels = sys.modules.get("mancala.native")  # (its flat paths: loaded or not,
+        if kernels is not None:  # this module does not import the kernels)
+            kernels.keep_only(rules.name)
 
 
 def perft(rules, pos, depth):

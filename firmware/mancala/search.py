@@ -20,11 +20,11 @@ Written for MicroPython bytecode on a Pico / ESP32 and unchanged in CPython:
   are made one at a time into a per-ply buffer (one memcpy plus a sowing), so a
   cutoff saves the rest; after the first, they get a null window (PVS).
 * The frontier (kalah, oware): the children of a depth-1 node are valued from the
-  parent's counts without being made (mancala.evaluation).
+  parent's counts without being made (mancala.search_loop's in bytecode, mancala.native's; the weights: below).
 * Node counting: one node = one child made or valued.  A node limit is exact (the
   search never goes past it) and the result does not depend on the slice sizes.
 
-Scores are in quarter stones inside (evaluation.SCALE); `score` speaks stones.
+Scores are in quarter stones inside (SCALE); `score` speaks stones.
 
 Where a port has a native emitter, the same search runs as machine code
 (mancala/native.py: `run`, the quiescence, the frontiers and the sowings in
@@ -37,14 +37,6 @@ put together); what a level searches reaches it as a node limit and a noise
 """
 
 from mancala.compat import const
-from mancala.evaluation import (
-    EMPTY_WEIGHT,
-    EXPORT_WEIGHT,
-    FRONTIERS,
-    QUIESCE_EMPTY_WEIGHT,
-    ROW_WEIGHT,
-    THREAT_WEIGHT,
-)
 from mancala.rules import MASK, POPCOUNT, POS_LEN, SIDE
 
 try:
@@ -82,10 +74,29 @@ except Exception as e:  # noqa: BLE001 - see _why_not_native
     _native = None
     _native_why = _why_not_native(e)
 
-# (MicroPython folds a const() only in the module that defines it, and a private one
-# costs no room: the search's copies of evaluation's SCALE and INF)
-_SCALE = const(4)  # score units per stone (evaluation.SCALE)
-_INF = const(30000)  # (evaluation.INF)
+# What a position is worth: the weights of the static evaluation and the frontier, per
+# variant, in quarter stones (SCALE).  The functions that use them are search_loop.py's
+# (the bytecode engine's) and native.py's (the same in viper, the board's): a board
+# running the kernels never holds the bytecode ones (their code is heap).  (Their own
+# module once: a module takes whole 4 KiB blocks of a Pico's flash in both slots.)
+SCALE = const(4)  # score units per stone
+INF = const(30000)
+# Evaluation: stones of the side to move's own row, in quarter stones, per variant.
+# In kalah and mangala the row is likely to end up in its owner's store (sweeps);
+# docs/ENGINE.md has the match that decided each weight.
+ROW_WEIGHT = {"kalah": 0, "mangala": 1, "oware": 1, "ranok": 1}
+# ... and per stone of the side to move's best capture at once (kalah, mangala).
+THREAT_WEIGHT = {"kalah": 0, "mangala": 0, "oware": 0, "ranok": 0}
+# ... and per empty pit of the opponent's row, minus per empty pit of one's own.
+EMPTY_WEIGHT = {"kalah": 5, "oware": 5}
+# ... and per stone of one's own row that its pit's move would sow into the
+# opponent's row, against (oware: such stones feed the opponent).
+EXPORT_WEIGHT = {"oware": 1}
+# ... and at the leaves of a search with quiescence (Master's: they are quiet, the
+# side to move's captures and extra turns played out), if not EMPTY_WEIGHT.  (Kalah 6
+# won 53.8% engine against engine but not against MCTS-20000: docs/ENGINE.md.)
+QUIESCE_EMPTY_WEIGHT = {}  # type: dict
+
 _MAXPLY = const(40)  # deepest ply of the stack (iterations stop below it: search_loop)
 _MAXDEPTH = const(32)
 _ZSTRIDE = const(80)  # zobrist values per board index (counts 0..79)
@@ -119,6 +130,18 @@ class Rng:
 
 
 _spare = None  # (tt_bits, ttc, ttd, z, ply stacks) of a released engine (Search.release)
+_keys = None  # the Zobrist keys: one array for every engine (a fixed seed), made once
+
+
+def _zobrist_keys():
+    global _keys
+    if _keys is None:
+        z = array("i", range(14 * _ZSTRIDE + 1))
+        r = Rng(0x2545F49)
+        for i in range(len(z)):
+            z[i] = r.next()
+        _keys = z
+    return _keys
 
 
 def _ply_stacks():
@@ -174,7 +197,12 @@ class Search:
         # ... at the leaves of a search with quiescence (Master's): the empty-pit weight
         self.qew = QUIESCE_EMPTY_WEIGHT.get(rules.name, self.ew)
         # children of depth-1 nodes valued without being made (None: made)
-        self.frontier = (_native.FRONTIERS if self.native else FRONTIERS).get(rules.name)
+        if self.native:
+            self.frontier = _native.FRONTIERS.get(rules.name)  # type: ignore[union-attr]
+        else:  # (the bytecode's: its module loaded only where it plays)
+            from mancala.search_loop import FRONTIERS
+
+            self.frontier = FRONTIERS.get(rules.name)
         self.qdepth = QUIESCE.get(rules.name, 0)  # quiescence plies at the horizon
         # (only a variant with quiescence makes its buffers: QUIESCE, kalah)
         self.qkids = [bytearray(POS_LEN) for _ in range(_QMAX)] if self.qdepth else None
@@ -226,20 +254,17 @@ class Search:
         global _spare
         spare = _spare
         _spare = None
+        # The keys first: their 4.5 KB are the same at every table size, and a table too
+        # big for the heap (need_engine steps it down) once left no block for them
+        self.z = _zobrist_keys()  # (the same keys for every variant: a fixed seed)
         if spare is not None and spare[0] == tt_bits:  # the last engine's (release())
-            self.ttc, self.ttd, z = spare[1], spare[2], spare[3]
+            self.ttc, self.ttd = spare[1], spare[2]
         else:
             spare = None
             # (arrays built from a range: no temporary buffer as big as the array)
             self.ttc = array("H", range(n))  # check bits of the key (read only where ttd is set)
             self.ttd = array("i", range(n))  # packed entry, 0 = empty
         self.clear()
-        if spare is None:
-            z = array("i", range(14 * _ZSTRIDE + 1))
-            r = Rng(0x2545F49)
-            for i in range(len(z)):
-                z[i] = r.next()
-        self.z = z  # (the same keys for every variant: a fixed seed)
         # the last engine's stacks as they are: a search writes each ply's entries
         # before it reads them (the same tree as a fresh engine's: tests/test_engine.py)
         plies = _ply_stacks() if spare is None else spare[4]
@@ -353,7 +378,7 @@ class Search:
             self.depth = self.iter
             self.best_move = self.bmove[0]
             self.qscore = self._raw_best
-            self.score = (self._raw_best + _SCALE // 2) // _SCALE
+            self.score = (self._raw_best + SCALE // 2) // SCALE
             self._done_first = self.first_score  # both exact at this depth (grades)
             self._done_q = self.qscore
             if self.iter >= _MAXDEPTH or not self._cut or self.nodes >= self.limit:
@@ -426,8 +451,8 @@ class Search:
         self._rootx = False
         self._fh = -1  # a root move being searched again after failing high
         self.dep[0] = self.iter
-        self.alpha[0] = -_INF
-        self.beta[0] = _INF
+        self.alpha[0] = -INF
+        self.beta[0] = INF
         self.cur[0] = 0
         scout = self.scout
         for i in range(_MAXPLY):
@@ -447,7 +472,7 @@ class Search:
                 if self.depth == 0 or b != self.order[0]:
                     self.best_move = b
                     self.qscore = raw
-                    self.score = (raw + _SCALE // 2) // _SCALE
+                    self.score = (raw + SCALE // 2) // SCALE
                     self._pbest = self.depth > 0
         fh = self._fh
         if fh >= 0 and self.root[MASK] >> fh & 1:
@@ -457,7 +482,7 @@ class Search:
             self.best_move = fh
             self._bound = True  # its score is a lower bound: grade_result knows
             self.qscore = raw
-            self.score = (raw + _SCALE // 2) // _SCALE
+            self.score = (raw + SCALE // 2) // SCALE
 
     def _hash(self, pos):
         z = self.z

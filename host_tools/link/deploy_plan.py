@@ -136,6 +136,30 @@ def check_profile(chip, src, profile):
                           "of %s" % (profile, mcu, chip["name"], ", ".join(names)))
 
 
+def check_profile_file(src, path):
+    """Refuse a board profile with problems before anything is sent: the board trusts the
+    profiles deploy sends (its start checks none of its own: the stage's hash check keeps
+    each file as sent, and the check's code was ~9 KB of an ESP32's heap at the start's
+    peak).  The check is the firmware's own (mancala/profile.py validate), run here."""
+    import importlib.util
+
+    def load(name, file):
+        spec = importlib.util.spec_from_file_location(name, file)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod
+
+    try:
+        profile = load("_deploy_profile", path).PROFILE
+        problems = load("_deploy_profile_check", os.path.join(src, "mancala", "profile.py")
+                        ).validate(profile)
+    except Exception as e:  # noqa: BLE001 - a profile file that does not even load
+        problems = ["it does not load: %r" % (e,)]
+    if problems:
+        raise DeployError("board profile %s has problems (fix it, then deploy again):\n  %s"
+                          % (os.path.basename(path)[:-3], "\n  ".join(problems)))
+
+
 # Chips (plan keys) whose modules go without their source line numbers (mpy-cross -X
 # no-source-lines): a module's code lives on the heap, and an ESP32 without PSRAM has
 # too little of it for the firmware (docs/BOARD.md, "Memory through the boot path": the
@@ -172,6 +196,9 @@ def build(src, mpy=None, use_mpy=True, chip=None):
             h.update(rel.encode() + b"\0" + hashlib.sha256(f.read()).digest())
     version = "%s+%s" % (read_version(src), h.hexdigest()[:8])
     files = [(rel, a) for rel, a in files if for_chip(chip, rel, a)]
+    for rel, a in files:
+        if rel.startswith("mancala/profiles/") and not rel.endswith("/__init__.py"):
+            check_profile_file(src, a)
     binary = None
     if use_mpy and mpy is not None and (mpy & 0xFF) == MPY_MAJOR:
         sub = (mpy >> 8) & 3

@@ -67,6 +67,28 @@ for _i in range(30):
     BIT_AT[(1 << _i) % 37] = _i
 
 
+# What sits under each pit ("switch" of a "gpio" profile; a "mux" board reads linear
+# hall sensors) and how long a raw change must hold before it counts, per kind: a
+# push button's contacts bounce for up to ~10-20 ms, so 30 ms; a digital hall switch
+# (DRV5033: a comparator with hysteresis) and a linear hall sensor behind its
+# threshold + hysteresis do not bounce, so 10 ms only rejects a one-reading glitch
+# (a change then counts at the next poll).  A profile may set "debounce_ms" itself.
+DEBOUNCE_MS = {"button": 30, "hall": 10, "mux": 10}
+
+
+def sensor_kind(p):
+    """"button", "hall" (digital hall switches, gpio) or "mux" (linear hall sensors)."""
+    if p["sensor"] == "mux":
+        return "mux"
+    return p.get("switch", "button")
+
+
+def debounce_ms(p):
+    """How long a raw change of a pit sensor must hold to count (ms)."""
+    d = p.get("debounce_ms")
+    return DEBOUNCE_MS[sensor_kind(p)] if d is None else d
+
+
 def lowest(m):
     """The index of the lowest set bit of m (> 0)."""
     return BIT_AT[(m & -m) % 37]
@@ -74,7 +96,7 @@ def lowest(m):
 
 class GpioSensors:
     # A raw change must hold this long to count: push buttons bounce (the profile
-    # sets 10 ms for digital hall switches, which do not: mancala.profile.DEBOUNCE_MS)
+    # sets 10 ms for digital hall switches, which do not: DEBOUNCE_MS above)
     DEBOUNCE_MS = 30
     watch_addr = 0  # (no port: no register for the machine-code search to watch)
 

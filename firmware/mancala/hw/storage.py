@@ -127,6 +127,8 @@ def decode(data):
         return None
     try:
         obj = json.loads(data)
+    except MemoryError:  # no room to read it is not a damaged file: the caller's to
+        raise  # handle (the file stays as it is)
     except Exception:  # ValueError, UnicodeError; RecursionError when nested too deep (CPython)
         return None
     if not isinstance(obj, dict):
