@@ -100,7 +100,7 @@ def test_analysis_and_report_say_their_budget_against_the_coach(tmp_path, capsys
     board's coach's own budget (a Pico's: the same grades), and another says how far."""
     from mancala.engine import NATIVE_BUDGETS
 
-    coach = NATIVE_BUDGETS["armv6m"][1]
+    coach = NATIVE_BUDGETS["armv6m"][1]["kalah"]
     html = tmp_path / "r.html"
     assert game_analysis.analyse_main(["kalah", "3", "1", "6", "--nodes", "600", "--html",
                                        str(html)]) == 0

@@ -52,3 +52,16 @@ def test_measure_counts_classes():
     assert report(res)[0].startswith("%d moves" % n)
     lo, hi = wilson(91, 100)
     assert 0.83 < lo < 0.91 < hi < 0.96
+
+
+def test_measure_on_another_boards_tables_says_its_budget_and_depths():
+    """`measure --tt-bits B [--table FILE]`: another board's search table (here 2**8, no
+    endgame table); the report gives the budget, the nodes a grade and the depths."""
+    cases = read_set(os.path.join(DATA, "kalah_exact_24_tune.txt"))[:2]
+    res = measure(cases, nodes=2000, tables=False, log=io.StringIO(), tt_bits=8)
+    n = sum(len(c[1]) for c in cases)
+    assert res["moves"] == n and res["budget"] == 2000 and res["positions"] == 2
+    assert 0 < res["nodes"] <= 2000 * n + n and sum(res["depths"].values()) == n
+    lines = report(res)
+    assert lines[-2].startswith("budget 2000 nodes a grade: ")
+    assert lines[-1].startswith("last finished depth of the grades: ")

@@ -32,7 +32,7 @@ def test_the_board_and_the_report_grade_alike():
     settings.update(variant="kalah", opponent=4, coaching=1, quick=1)  # Master: it ponders
     Storage(fs).save("settings.json", settings)
     b = SimBoard("pico_buttons", machine, neopixel, fs=fs, seed=5, native=True)
-    assert b.app.engine.grade_nodes == NATIVE_BUDGETS["armv6m"][1] == default_analyse_nodes()
+    assert b.app.engine.grade_nodes == NATIVE_BUDGETS["armv6m"][1]["kalah"] == default_analyse_nodes("kalah")
     start(b)
     shown = {}  # ply of the graded move -> (grade, loss) the board showed
 

@@ -25,15 +25,29 @@ def test_an_engine_stands_for_a_chip_and_the_bytecode_pico_by_default():
     e = Engine(get_rules("oware"))
     assert (e.master_nodes, e.grade_nodes, e.master_cap) == (None, 6000, 30000)
     e.stand_for("armv6m")
-    assert (e.master_nodes, e.grade_nodes, e.ponder_nodes) == (PICO[0]["oware"], PICO[1], PICO[2])
+    assert (e.master_nodes, e.grade_nodes, e.ponder_nodes) == (PICO[0]["oware"], PICO[1]["oware"], PICO[2])
     e.stand_for(None)
     assert e.grade_nodes == 6000 and e.master_nodes is None
+
+
+def test_the_pico_2s_kalah_coach_searches_more():
+    """Issue 43, item 2: the Pico 2's coach grades kalah with 100,000 nodes (96.2% of
+    every legal move of 16-24 seeds in its exact class with the Pico 2's tables), the
+    other variants and the other chips with 48,000."""
+    kalah, oware = Engine(get_rules("kalah")), Engine(get_rules("oware"))
+    kalah.stand_for("armv7emsp")
+    oware.stand_for("armv7emsp")
+    assert (kalah.grade_nodes, oware.grade_nodes) == (100000, 48000)
+    assert kalah.master_nodes == PICO[0]["kalah"] and kalah.ponder_nodes == PICO[2]
+    for cpu in ("armv6m", "xtensawin"):
+        kalah.stand_for(cpu)
+        assert kalah.grade_nodes == 48000
 
 
 def test_the_command_plays_and_grades_as_a_pico(capsys):
     for v in ("kalah", "mangala", "oware", "ranok"):
         e = board_engine(get_rules(v))
-        assert e.master_nodes == PICO[0][v] and e.grade_nodes == PICO[1] and e.tt_bits == 12
+        assert e.master_nodes == PICO[0][v] and e.grade_nodes == PICO[1][v] and e.tt_bits == 12
     assert analysis.best_main([MIDGAME, "--no-book"]) == 0
     words = capsys.readouterr().out.split()
     assert words[words.index("nodes") + 1] == str(PICO[0]["kalah"])
@@ -51,12 +65,12 @@ def test_the_protocol_grades_with_the_coachs_budget():
     out = io.StringIO()
     p = protocol.Protocol(out)
     p.handle("position kalah moves " + MIDGAME[6:])
-    assert p.engine.grade_nodes == PICO[1]
+    assert p.engine.grade_nodes == PICO[1]["kalah"]
     p.handle("grade 1")
     # (the grade's search, or after a blunder the threat's, a quarter of it)
     assert out.getvalue().startswith("grade ")  # (no error line first)
     blunder = out.getvalue().startswith("grade blunder")
-    assert p.engine.nodes == (PICO[1] // 4 + 1 if blunder else PICO[1])
+    assert p.engine.nodes == (PICO[1]["kalah"] // 4 + 1 if blunder else PICO[1]["kalah"])
 
 
 def test_the_simulators_think_and_grade_as_their_profiles_chip():
@@ -69,7 +83,7 @@ def test_the_simulators_think_and_grade_as_their_profiles_chip():
     args = sim.parse_args(["--headless", "-", "--variant", "oware", "--level", "master",
                            "--profile", "esp32", "--coaching", "on"])
     b = sim.make_board(args, clock=ManualClock(1000), start_now=True)
-    assert b.cpu == "xtensawin" and b.app.engine.grade_nodes == PICO[1]
+    assert b.cpu == "xtensawin" and b.app.engine.grade_nodes == PICO[1]["oware"]
     assert b.until(("select",), 5000), b.frame()
     b.play_move(2)  # S3
     assert b.until(("think",), 20000)
@@ -85,4 +99,4 @@ def test_the_simulators_think_and_grade_as_their_profiles_chip():
     # (the page's clock moves a period and then a turn's charged work: the search's
     # own charged time is the board's)
     assert e.nodes == PICO[0]["oware"] and wb.board.engine_us < MASTER_MS * 1000
-    assert e.grade_nodes == PICO[1]
+    assert e.grade_nodes == PICO[1]["oware"]

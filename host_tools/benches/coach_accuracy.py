@@ -2,6 +2,7 @@
 
     python -m host_tools.benches.coach_accuracy sample GAMES MAX_SEEDS SEED OUT [--min-seeds M]
     python -m host_tools.benches.coach_accuracy measure SET... [--nodes N] [--no-tables]
+        [--tt-bits B] [--table FILE.tb]
 
 `sample` plays GAMES games of the board's Master against itself (a Pico's: 38,000 kalah
 nodes, its book, `match.board_engine`) after random 4-ply openings (the seed picks them)
@@ -76,20 +77,42 @@ def sample(games, max_seeds, seed, out, log=sys.stderr, min_seeds=1):
     return written
 
 
-def measure(cases, nodes=None, tables=True, log=sys.stderr):
-    """{'moves', 'right', 'big', 'big_missed', 'confusion': {(exact, graded): n}}."""
+def measure(cases, nodes=None, tables=True, log=sys.stderr, tt_bits=None, table=None):
+    """{'moves', 'right', 'big', 'big_missed', 'confusion': {(exact, graded): n},
+    'positions', 'budget', 'nodes' (searched, all grades), 'seconds',
+    'depths': {a grade's last finished depth: n}}.  `tt_bits`, `table` (a .tb file):
+    another board's search table and endgame table (default: a Pico's)."""
     from host_tools.command.match import board_engine
     from host_tools.references.exact import loss_class
     from mancala.rules import get_rules
 
-    eng = board_engine(get_rules("kalah"), book=False, tables=tables)
+    eng = board_engine(get_rules("kalah"), book=False, tables=tables and table is None)
+    if tt_bits is not None or table is not None:  # another board's table sizes
+        from host_tools.generators.tablebase import load_table
+        from mancala.engine import Engine
+
+        if tt_bits is not None:
+            from host_tools.command.match import BOARD_CPU, board_table
+
+            eng = Engine(get_rules("kalah"), tt_bits=tt_bits)
+            eng.stand_for(BOARD_CPU)
+            if tables and table is None:
+                t = board_table(get_rules("kalah"))
+                if t is not None:
+                    eng.set_table(t)
+        if tables and table is not None:
+            eng.set_table(load_table(table, check=False))
     nodes = nodes or eng.grade_nodes
-    res = {"moves": 0, "right": 0, "big": 0, "big_missed": 0, "confusion": {}}
+    res = {"moves": 0, "right": 0, "big": 0, "big_missed": 0, "confusion": {},
+           "positions": len(cases), "budget": nodes, "nodes": 0, "seconds": 0.0,
+           "depths": {}}
     t0 = time.monotonic()
     for i, (pos, losses) in enumerate(cases):
         for pit, loss in sorted(losses.items()):
             eng.keep = False  # as the coach: from an empty table
             g = eng.grade(pos, pit, nodes)[0]
+            res["nodes"] += eng.nodes
+            res["depths"][eng.depth] = res["depths"].get(eng.depth, 0) + 1
             want = loss_class(loss)
             res["moves"] += 1
             res["right"] += g == want
@@ -100,6 +123,7 @@ def measure(cases, nodes=None, tables=True, log=sys.stderr):
         if (i + 1) % 50 == 0:
             print("%d of %d positions, %.0f s" % (i + 1, len(cases), time.monotonic() - t0),
                   file=log, flush=True)
+    res["seconds"] = time.monotonic() - t0
     return res
 
 
@@ -114,6 +138,13 @@ def report(res):
              "misses (exact class -> graded): " + ", ".join(
                  "%s->%s %d" % (GRADES[a], GRADES[b], c)
                  for (a, b), c in sorted(res["confusion"].items()) if a != b)]
+    if res.get("positions"):
+        lines.append("budget %d nodes a grade: %.0f nodes searched a grade on average, "
+                     "%.0f s in all, %.2f s a position, %.3f s a grade (this PC)"
+                     % (res["budget"], res["nodes"] / max(n, 1), res["seconds"],
+                        res["seconds"] / res["positions"], res["seconds"] / max(n, 1)))
+        lines.append("last finished depth of the grades: " + ", ".join(
+            "%d: %d" % kv for kv in sorted(res["depths"].items())))
     return lines
 
 
@@ -133,6 +164,10 @@ def main(argv=None):
         m.add_argument("sets", nargs="+")
         m.add_argument("--nodes", type=int_type("--nodes", 1, 10000000))
         m.add_argument("--no-tables", action="store_true")
+        m.add_argument("--tt-bits", type=int_type("--tt-bits", 6, 20),
+                       help="the search table's size (default: a Pico's, 12; ESP32 10, Pico 2 14)")
+        m.add_argument("--table", help="an endgame table file instead of the Pico's "
+                       "(build/tables/kalah-10.tb: the ESP32's and the Pico 2's)")
         a = p.parse_args(argv)
         if a.what == "sample":
             with open(a.out, "w") as f:
@@ -147,7 +182,8 @@ def main(argv=None):
         from host_tools.references.exact import read_set
 
         cases = [c for path in a.sets for c in read_set(path)]
-        for line in report(measure(cases, a.nodes, not a.no_tables)):
+        for line in report(measure(cases, a.nodes, not a.no_tables, tt_bits=a.tt_bits,
+                                   table=a.table)):
             print(line)
         return 0
 

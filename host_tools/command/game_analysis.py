@@ -24,25 +24,26 @@ from host_tools.argkit import Parser, SetupError, UsageError, int_type, printabl
 MAX_ANALYSE_NODES = 10000000
 
 
-def coach_nodes():
-    """The board's coach's budget: what a Pico whose kernels run grades a move with."""
+def coach_nodes(variant="kalah"):
+    """The board's coach's budget for a variant (its rules' name): what a Pico whose
+    kernels run grades a move with."""
     from host_tools.command.match import BOARD_CPU
     from mancala.engine import GRADE_NODES, NATIVE_BUDGETS
 
     budgets = NATIVE_BUDGETS.get(BOARD_CPU)
-    return budgets[1] if budgets else GRADE_NODES
+    return budgets[1].get(variant, GRADE_NODES) if budgets else GRADE_NODES
 
 
-def default_analyse_nodes():
+def default_analyse_nodes(variant="kalah"):
     """The default budget: the board's coach's, so the grades are the board's."""
-    return coach_nodes()
+    return coach_nodes(variant)
 
 
-def budget_note(nodes):
+def budget_note(nodes, variant="kalah"):
     """Which budget graded the moves, against the board's coach: at its budget the
     grades are the board's; a deeper search here can grade a move otherwise (issue 26:
     "blunder (10 stones)" on the board, "blunder 8" in the report)."""
-    coach = coach_nodes()
+    coach = coach_nodes(variant)
     if nodes == coach:
         return ("graded with %d nodes a move, as the board's coach grades (a Pico's; "
                 "the same grades the board gave)" % nodes)
@@ -144,7 +145,7 @@ def analyse_main(argv=None):
 
 
 def _analyse(argv):
-    from mancala.notation import NotationError
+    from mancala.notation import NotationError, parse_record
 
     ap = Parser(prog="mancala analyse", description=(
         "Grade every move of a game record as the board's coach does: a record file (as "
@@ -152,8 +153,9 @@ def _analyse(argv):
         "kalah 3 1 6)."))
     ap.add_argument("record", nargs="+", help="FILE | - | VARIANT [C1,...,C14 S|N] MOVES...")
     ap.add_argument("--nodes", type=int_type("--nodes", 1, MAX_ANALYSE_NODES), default=None,
-                    help="search budget per move (default: the board's coach's, %d: "
-                         "the board's grades)" % coach_nodes())
+                    help="search budget per move (default: the board's coach's, kalah "
+                         "%d, the others %d: the board's grades)"
+                         % (coach_nodes("kalah"), coach_nodes("oware")))
     t = ap.add_mutually_exclusive_group()
     t.add_argument("--tables", nargs="?", const="build/tables", metavar="DIR",
                    help="grade endgames exactly with the largest table built in DIR "
@@ -169,15 +171,19 @@ def _analyse(argv):
             raise ReportError("the report could not be written: %s: no such folder, or "
                               "not writable" % printable(folder))
     text, where = record_text(a.record)
+    try:
+        variant = parse_record(text).rules.name
+    except NotationError as e:
+        raise UsageError("%s: %s" % (printable(where), e)) from None
     if a.nodes is None:
-        a.nodes = default_analyse_nodes()
+        a.nodes = default_analyse_nodes(variant)
     try:
         rows = analyse_record(text, a.nodes, a.tables or not a.no_tables)
     except NotationError as e:
         raise UsageError("%s: %s" % (printable(where), e)) from None
     for line in format_analysis(rows):
         print(line)
-    note = budget_note(a.nodes)
+    note = budget_note(a.nodes, variant)
     print(note)
     return _write_report(text, rows, a, note)
 
