@@ -5,9 +5,10 @@ on without, then starts the board again rather than fail every turn."""
 
 import random
 
-from board_helpers import board, play_game, settled, start
+from board_helpers import board, play_game, settled, start, to_select
 
 from mancala import app as A
+from mancala.record import format_record
 
 
 def test_a_game_with_the_coach_adds_no_attribute_to_the_app():
@@ -131,3 +132,121 @@ def test_no_room_to_read_the_saved_game_back_keeps_it(monkeypatch):
         raise AssertionError("boot_game swallowed the MemoryError")
     assert not any("the game is lost" in line for line in b.lines), b.lines[-3:]
     assert app.store.fs.read(app.store.path("game.json")) == saved
+
+
+def _no_room_until_the_spare_goes(app, calls):
+    """store.save as on a heap in pieces: no block for a file's buffer while the spare
+    holds the one there is."""
+    save = app.store.save
+
+    def tight_save(name, obj):
+        calls.append(app.spare is not None)
+        if app.spare is not None:
+            raise MemoryError("memory allocation failed, allocating 304 bytes")
+        return save(name, obj)
+
+    app.store.save = tight_save
+
+
+def test_a_save_that_finds_no_room_goes_through_in_the_spare():
+    """An ESP32 near its heap's end had kilobytes free and no block for a file's buffer:
+    each move's save failed.  The spare kept from the start is that block: the save is
+    made again in it, then the spare is taken again for the next."""
+    b = board(strict=False)
+    start(b)
+    app = b.app
+    assert isinstance(app.spare, bytearray) and len(app.spare) == A.App.SPARE_BYTES
+    calls = []
+    _no_room_until_the_spare_goes(app, calls)
+    b.tap("S3")
+    b.sow()
+    settled(b)
+    assert True in calls and False in calls, calls  # refused, then made in the spare's room
+    assert not any("no room to save" in line for line in b.lines), b.lines[-3:]
+    st, saved = app.store.load("game.json")
+    assert saved["record"] == format_record(app.game) and app.game.ply >= 1, saved
+    assert isinstance(app.spare, bytearray)  # taken again
+    assert not app.unsaved  # (not the full flash's code: the flash is fine)
+
+
+def test_no_room_even_in_the_spare_says_so_and_the_next_save_writes_it_all():
+    b = board(strict=False)
+    start(b)
+    app = b.app
+    save = app.store.save
+    room = [False]
+
+    def no_room(name, obj):
+        if not room[0]:
+            raise MemoryError("memory allocation failed, allocating 304 bytes")
+        return save(name, obj)
+
+    app.store.save = no_room
+    before = app.store.fs.read(app.store.path("game.json"))
+    b.tap("S3")
+    b.sow()
+    settled(b)
+    said = [line for line in b.lines if line.startswith("memory: no room to save now")]
+    assert said and "MemoryError" in said[0], b.lines[-4:]
+    assert app.store.fs.read(app.store.path("game.json")) == before  # the last save, whole
+    assert not app.unsaved and app.game.ply >= 1  # the game goes on in memory
+    room[0] = True
+    ply = app.game.ply
+    to_select(b)
+    b.tap(next(n for n in ("S1", "S2", "S4", "S5", "S6")
+               if app.game.pos[("S1", "S2", "S3", "S4", "S5", "S6").index(n)]))
+    b.sow()
+    settled(b)
+    st, saved = app.store.load("game.json")
+    assert app.game.ply > ply and saved["record"] == format_record(app.game)  # the unsaved moves too
+
+
+def test_a_line_about_no_room_that_itself_finds_none_goes_alone():
+    b = board(strict=False)
+    start(b)
+    app = b.app
+    said = []
+
+    def log(text):
+        if "(" in text:  # the error's text formatted in: no room for it
+            raise MemoryError("memory allocation failed")
+        said.append(text)
+
+    app.log = log
+    app.say_no_room("memory: out of room in the loop", MemoryError("allocating 208 bytes"))
+    assert said == ["memory: out of room in the loop"]
+
+
+def test_a_game_turn_out_of_room_keeps_the_game_in_memory_and_its_mode(monkeypatch):
+    """A MemoryError in a game's turn (here: the computer's mode's module finds no room
+    as the person's move ends) does not read the last save back (itself a file to open,
+    and a menu when that fails): the game in memory stays, the mode is loaded again next
+    turn, and the game goes on where it was."""
+    from mancala import modes as M
+    from mancala.modes import errors
+
+    b = board(strict=False, opponent=1)
+    start(b)
+    app = b.app
+    recovered = []
+    monkeypatch.setattr(errors, "recover", lambda a: recovered.append(1))
+    kept = M.load(M.THINK)
+    fails = [1]
+
+    def load(number):
+        if fails:
+            fails.pop()
+            raise MemoryError("memory allocation failed, allocating 368 bytes")
+        M.MODES[number] = kept
+        return kept
+
+    monkeypatch.setattr(M, "load", load)
+    M.MODES[M.THINK] = None  # (as on the board: the computer's module went with the menu)
+    b.tap("S1")  # (4 stones: S2..S5, no extra turn: the computer's turn comes)
+    b.sow()
+    settled(b)
+    assert not fails, "the load never failed"
+    assert any(line.startswith("memory: out of room in the loop") for line in b.lines)
+    assert not recovered
+    assert app.game.ply == 1 and b.mode() == "show", b.frame()  # the computer's move, found
+    assert app.starved == 0  # the next turns ran clean

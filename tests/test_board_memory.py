@@ -96,7 +96,7 @@ def test_a_save_with_no_room_keeps_the_game_in_memory_and_the_next_move_saves_it
 
     monkeypatch.setattr(app, "_save_game", save)
     b.play_move(2)  # S3: four stones, the last in the store (an extra turn)
-    assert any(x.startswith("memory: no room to save the game now") for x in b.lines), b.lines
+    assert any(x.startswith("memory: no room to save now") for x in b.lines), b.lines
     ply = app.game.ply
     assert ply == 1 and app.mode != A.ERROR and app.errors == 0
     failing[0] = False

@@ -5,7 +5,7 @@ They did not: the report graded with 25x the bytecode coach's budget in a table 
 entries, and the board's coach, against Master, graded from the table pondering had left
 (deeper or shallower by chance of what pondering had reached: history, not the position).
 Now the coach grades from an empty table against every level, and the report grades as
-the board the command stands for (a Pico whose kernels run: its coach's 48,000 nodes, its
+the board the command stands for (a Pico whose kernels run: its coach's kalah budget, its
 table of 2**12).  A person's game against Master with pondering is played on the
 simulated Pico (the deployed board's engine, `native=True`) and its record analysed: every
 grade the board showed is the report's, loss included.

@@ -65,7 +65,7 @@ def test_coach_never_calls_a_big_loss_good(every):
 def test_the_boards_coach_on_every_legal_move_of_masters_games():
     """Issue 43, item 2: every legal move (not only the ones played) of positions of a
     Pico's Master's own games (held out: made after the grading was fixed) and of the
-    self-play set, graded as the board's coach grades (48,000 nodes, 2**12 entries,
+    self-play set, graded as the board's coach grades (a Pico's budget, 2**12 entries,
     from an empty table; no endgame table: a fresh clone has none), against exact
     losses.  docs/ENGINE.md "The coach on every legal move": 99.4% and 99.8%."""
     from host_tools.benches.coach_accuracy import measure, wilson

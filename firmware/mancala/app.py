@@ -79,11 +79,21 @@ confirm_boot = None
 HEALTHY_TURNS = 50
 
 STORES = (1 << S_STORE) | (1 << N_STORE)
+# What the engine's table must leave free on the heap (App.board_engine), for the rest
+# of the game's code and its saves (its modes, the coach): on the ESP32's stand-in a
+# table that took all but 8 KB (2**10 where 2**9 had left 11) ran out in the game, and
+# with the coach on saves failed; they went through from ~14 KB free after the start
+# (docs/BOARD.md, "Memory through the boot path").  12 KB of a 32-bit chip; the 64-bit
+# unix port's objects take ~1.35x their room.
+GAME_ROOM = (16 if sys.maxsize > 1 << 32 else 12) * 1024
 
 
 class App:
     FRAME_MS = 20  # loop period
     STARVED_TURNS = 25  # turns whose way back found no room before a restart (shed())
+    # A block kept free for a save that finds no room (roomy): an open file's buffer and
+    # the game's text (~0.6 KB on a 32-bit chip, ~0.9 on the 64-bit unix port)
+    SPARE_BYTES = 1024
     ANIM_FRAME_MS = 60  # animations redraw this often (a press redraws at once)
     FLASH_MS = 500  # a red "no" flash
     FLASH_BLINK_MS = 125  # ... on, off, on, off
@@ -205,6 +215,8 @@ class App:
         self.menu_game = False
         self.error_lines = []
         self.short = []  # what the board started without for lack of memory (menu.short)
+        self.spare = None  # SPARE_BYTES kept for a save (roomy), taken with the session's
+        # buffers, in the room (modes/start.py start)
         self.heap_watch = False  # /data/heap_watch on the flash: the heap said at each
         # think and game end (docs/BOARD.md, "Memory through the boot path")
         self.on_frame = None  # callback after each frame (simulator, tests)
@@ -224,10 +236,17 @@ class App:
     @staticmethod
     def board_engine(rules, **kw):
         """The board's engine (mancala.engine.Engine), its code imported when the first
-        is built: first_engine(), after the start's code has gone."""
+        is built: first_engine(), after the start's code has gone.  A table bigger than
+        the smallest that leaves less than GAME_ROOM of the heap free is refused as one
+        that found no room (menu.need_engine then builds a smaller)."""
         from mancala.engine import Engine
 
-        return Engine(rules, **kw)
+        e = Engine(rules, **kw)
+        free = getattr(gc, "mem_free", None)  # (CPython: no heap to run out of)
+        if e.tt_bits > 8 and free is not None and free() < GAME_ROOM:
+            e.release()
+            raise MemoryError("the game's room")
+        return e
 
     def first_engine(self):
         """The machine-code kernels and the engine, once the start's code has gone (on an
@@ -250,12 +269,48 @@ class App:
         if self.mode != BOOT:  # (the power-on tests, an activity: the menu's code goes again)
             M.forget_others(self.mode)
 
+    def take_spare(self):
+        """The spare (SPARE_BYTES, one block), taken again once a save has used it."""
+        self.spare = None
+        gc.collect()
+        try:
+            self.spare = bytearray(self.SPARE_BYTES)
+        except MemoryError:  # (the next save that needs it tries again)
+            pass
+
+    def say_no_room(self, what, e):
+        """A console line for a MemoryError that the board goes on after: the error's
+        text in it needs room too, and where there is none the line goes alone (a line
+        that raised would stop what it reports halfway)."""
+        try:
+            self.log("%s (%r)" % (what, e))
+        except MemoryError:
+            self.log(what)
+
+    def roomy(self, fn, *args):
+        """fn(*args); if it found no room, once more in the spare's: a heap in pieces
+        (an ESP32's, nearly full) can have kilobytes free and no block for a file's
+        buffer, and then a save would fail at every move."""
+        try:
+            return fn(*args)
+        except MemoryError:
+            if self.spare is None:
+                self.take_spare()  # (none the last time: maybe there is room now)
+                raise
+            self.spare = None
+            gc.collect()
+            try:
+                return fn(*args)
+            finally:
+                self.take_spare()
+
     def store_call(self, fn, *args):
         """A storage write; None if it went through, else the OSError (flash full,
-        I/O error): the board goes on without it, on flash the last save is whole."""
+        I/O error) or the MemoryError (no room even in the spare's): the board goes
+        on without it, on flash the last save is whole."""
         try:
-            fn(*args)
-        except OSError as e:
+            self.roomy(fn, *args)
+        except (OSError, MemoryError) as e:
             return e
         return None
 
@@ -267,6 +322,11 @@ class App:
                 self.unsaved = False
                 self.log("flash: saving again")
             return True
+        if isinstance(err, MemoryError):  # (the flash is fine: the next save writes it all)
+            self.say_no_room("memory: no room to save now: the game goes on in memory, saved "
+                             "at the next move; a power cut before then loses the moves since",
+                             err)
+            return False
         if not self.unsaved:
             self.unsaved = True
             self.t_unsaved = self.clock.now()
@@ -284,14 +344,11 @@ class App:
 
     def save_game(self):
         try:
-            self._save_game()
+            self.roomy(self._save_game)
         except MemoryError as e:
-            # (no room for the record's text on a heap in pieces: the game goes on in
-            # memory, whole, and the next move's save writes it all; a power cut before
-            # then loses the moves since the last save, as with a full flash)
-            gc.collect()
-            self.log("memory: no room to save the game now (%r): it goes on in memory, "
-                     "saved at the next move" % (e,))
+            # (no room for the record's text on a heap in pieces, even in the spare's:
+            # the game goes on in memory, whole, and the next move's save writes it all)
+            self.saved(e)
 
     def _save_game(self):
         m = self.meta
@@ -429,26 +486,41 @@ class App:
             self.in_loop = False
             if self.strict:
                 raise
-            self.log_exc(e)
             hungry = isinstance(e, MemoryError)
-            try:
-                self.recover()
-            except MemoryError:  # (recover's own module found no room)
-                hungry = True
+            if hungry:  # (a line, not a traceback: the board goes on, and says how: shed())
+                self.say_no_room("memory: out of room in the loop", e)
+            else:
+                self.log_exc(e)
+            if hungry and self.game is not None and SELECT <= self.mode <= OVER_:
+                # No room in a game: the game in memory is whole (a move is made at
+                # once, in place, and saved after), so it stays, in its mode; what found
+                # no room (most often the next mode's module) is tried again next turn,
+                # with the room shed() makes.  (recover() would read back the last save,
+                # itself a file to open, and could land in the menu.)
+                pass
+            else:
+                try:
+                    self.recover()
+                except MemoryError:  # (recover's own module found no room)
+                    hungry = True
             if hungry:
-                self.shed()
+                try:
+                    self.shed()
+                except MemoryError:  # (its line found no room: the next such turn says it)
+                    pass
             if MODES[self.mode] is None:  # its module did not load: the next turn
                 self.switching = True  # loads it again before anything asks it
         self.in_loop = False
 
     def shed(self):
         """A turn that ran out of memory (tick): once is a moment (the way back frees what
-        it held); a second turn in a row gives up what the board plays on without, one a
+        it held, and the spare goes: roomy() takes it again when a save needs it); a second turn in a row gives up what the board plays on without, one a
         turn (the opening book, then the endgame table: said on the console and in the
         status, as a start with less is); after STARVED_TURNS such turns the board
         starts again (machine.reset: the saved game comes back, and the start takes what
         fits).  The game in memory is as it was."""
         self.starved += 1
+        self.spare = None  # (a save's spare block is the room a turn like this needs most)
         gc.collect()
         if self.starved < 2:
             return
@@ -542,7 +614,22 @@ class App:
         clock = self.clock
         left = self.FRAME_MS - clock.diff(clock.now(), t0)
         t = clock.now()
-        if self.mode != THINK:  # a grade, a hint: the person's turn is never late
+        if left > 0 and (self.mode == ANIM and self.grading or
+                         self.mode == SOW and self.pregrade):
+            # The coach's grade while the person sows its move, then waits for it: the
+            # board's frames change only when the next stone's pit blinks (its phase) or
+            # a capture's animation moves, so where the pits say a level changed the grade
+            # takes a think's long slices to that frame (an edge ends one within a
+            # chunk), not what each 20 ms turn leaves after PONDER_RESERVE_MS (34-44% of
+            # the time; docs/ENGINE.md, "The coach's wait").
+            wake = self.long_slice_wake()
+            if wake is not None:
+                due = self.pits.unpolled_ms(t, self.grade_frame_due(t))
+                e.step_for(due if due > left else left, self.SLICE, wake, self.pits.sensors)
+            else:
+                e.step_for(left - self.PONDER_RESERVE_MS if self.mode == SOW else left,
+                           self.SLICE)
+        elif self.mode != THINK:  # a grade, a hint: the person's turn is never late
             left -= self.PONDER_RESERVE_MS
             if left > 0:
                 e.step_for(left, self.PONDER_CHUNK)
@@ -566,6 +653,22 @@ class App:
         else:  # a long turn (a save): still a little progress
             e.step(self.SLICE)
         self.search_ms += clock.diff(clock.now(), t)
+
+    def grade_frame_due(self, now):
+        """ms from `now` until the next frame a grade's slice must leave room for (at
+        most LONG_SLICE_MS): the sowing's next blink (or the quick mode's stone); the
+        waiting animation's next frame if it moves (a capture, an extra turn:
+        Anim.enter), else none."""
+        if self.mode == SOW:  # (and the quick mode's next stone, which it drops itself)
+            el = self.clock.diff(now, self.t_mode)
+            due = self.BLINK_MS - el % self.BLINK_MS
+            if self.QUICK_MS - el < due:
+                due = self.QUICK_MS - el if el < self.QUICK_MS else 0
+        elif MODES[ANIM].animated:
+            due = self.ANIM_FRAME_MS - self.clock.diff(now, self.t_frame)
+        else:
+            return self.LONG_SLICE_MS
+        return due if due < self.LONG_SLICE_MS else self.LONG_SLICE_MS
 
     def long_slice_wake(self):
         """The think's slice may run past its turn (LONG_SLICE_MS): the pits' wake

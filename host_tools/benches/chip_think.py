@@ -150,12 +150,10 @@ while True:
     clock.sleep(b.FRAME_MS - clock.diff(clock.now(), t))
 """
 
-# The person's time against Master, with the native kernels the deploy sends: the
-# computer's move shown (SHOW), its pit tapped, its stones sown one every STONE_MS
-# (each a DOWN and a TAP event on the pit the board guides to: the App's own path
-# after the sensors' debounce, which this script stands in for), then the person to
-# move, thinking PONDER_S s without a press.  Nodes from the engine's counter.
-PONDER = r"""
+# A script's start on the model: the App built as main() builds it, its loop turned as
+# App.run() turns it, a pit's stone given as its DOWN and TAP events (the App's own path
+# after the sensors' debounce, which the scripts stand in for).
+PERSON = r"""
 import time, gc
 from mancala import profiles as PR
 if %(driver)r:  # the chain's driver measured (the profile's own when empty)
@@ -167,7 +165,6 @@ b = A.main(run=False)
 e = b.engine
 clock = b.clock
 b.MASTER_MS = 300  # the computer's think: short (not measured here)
-out = {}
 def turn():
     t = clock.now()
     b.tick()
@@ -180,6 +177,15 @@ def tap(pit):
     b.on_event(P.DOWN << 16 | pit)
     turn()
     b.on_event(P.TAP << 16 | pit)
+"""
+
+# The person's time against Master, with the native kernels the deploy sends: the
+# computer's move shown (SHOW), its pit tapped, its stones sown one every STONE_MS
+# (each a DOWN and a TAP event on the pit the board guides to: the App's own path
+# after the sensors' debounce, which this script stands in for), then the person to
+# move, thinking PONDER_S s without a press.  Nodes from the engine's counter.
+PONDER = PERSON + r"""
+out = {}
 run_for(20000, lambda: b.mode == A.SHOW)
 t0 = time.ticks_ms()
 pm0 = b.ponder_ms
@@ -209,6 +215,67 @@ out["think"] = {"ms": time.ticks_diff(time.ticks_ms(), t0), "nodes": nodes() - n
 print("P", out)
 """
 
+
+# The coach's wait, with the native kernels the deploy sends: as PONDER up to the person's
+# turn, then the coach on (its grading budget: the engine's, or --grade's), the person
+# plays a move with nothing to show (no capture, no extra turn: the wait has no frames of
+# its own) and the fewest stones, one every STONE_MS; measured from the last stone until
+# the grade is shown: the person's wait, and the grade's nodes.
+GRADE = PERSON + r"""
+from mancala.rules import MASK
+run_for(20000, lambda: b.mode == A.SHOW)
+tap(b.sow_side * 7 + b.sow_pit)
+while b.mode == A.SOW:
+    tap(b.sow_path[b.sow_i])
+    run_for(200, lambda: b.mode != A.SOW)
+run_for(4000, lambda: b.mode == A.SELECT)
+b.settings["coaching"] = 1
+if %(nodes)d:
+    b.COACH_NODES = %(nodes)d
+g = b.game
+side = g.side
+quiet = -1
+flags = -1
+for pit in range(6):
+    if g.pos[MASK] >> pit & 1:
+        after = bytearray(g.pos)
+        f = g.rules.move(after, pit)  # (its flags: a capture, an extra turn, the end)
+        better = (f != 0, g.pos[side * 7 + pit]) < (flags != 0, g.pos[side * 7 + quiet]) \
+            if quiet >= 0 else True  # (nothing to show first, then the fewest stones)
+        if better:
+            quiet, flags = pit, f
+if quiet < 0:
+    print("G", {"error": "no quiet move here"})
+else:
+    t0 = time.ticks_ms()
+    tap(side * 7 + quiet)
+    stones = 0
+    run_for(%(stone_ms)d)
+    while b.mode == A.SOW and stones < 40:
+        tap(b.sow_path[b.sow_i])
+        stones += 1
+        if b.mode == A.SOW:
+            run_for(%(stone_ms)d, lambda: b.mode != A.SOW)
+    t_last = time.ticks_ms()
+    mode_after = A.MODE_NAMES[b.mode]
+    run_for(120000, lambda: b.mode != A.ANIM)
+    t_end = time.ticks_ms()
+    print("G", {"pit": quiet, "flags": flags, "stones": stones, "sown_ms": time.ticks_diff(t_last, t0),
+                "wait_ms": time.ticks_diff(t_end, t_last), "nodes": e.nodes,
+                "budget": b.COACH_NODES or e.grade_nodes, "after": mode_after,
+                "mode": A.MODE_NAMES[b.mode], "grade": b.grade})
+"""
+
+
+def measure_grade(work, flash, nodes=0, driver="", record=RECORD):
+    """The coach's wait after the last stone of a quiet move, and its nodes (`nodes`:
+    the grading budget, 0 the engine's)."""
+    code = GRADE % {"stone_ms": STONE_MS, "nodes": nodes, "driver": driver}
+    res, _text = _run(work, flash, code, ["--max-ms", "200000"], record)
+    rows = _dicts(res["console"], "G")
+    if not rows or "error" in rows[0]:
+        raise ChipBenchError("the grade script gave no result: %s" % res["console"][-800:])
+    return rows[0]
 
 def measure_ponder(work, flash, driver="", record=RECORD):
     """Pondering's nodes (the pins held high as the pull-ups hold them, no press from
@@ -380,6 +447,9 @@ def main(argv=None):
                         "tree's firmware/ as its profile says)")
     p.add_argument("--json", help="write the results here too")
     p.add_argument("--ponder", action="store_true", help="pondering too (host minutes more)")
+    p.add_argument("--grade", default=None, metavar="N[,N...]",
+                   help="only the coach's wait after a move's last stone, grading with N nodes "
+                        "each (0: the engine's budget)")
     p.add_argument("--settle", type=int, default=PRESS_AT_MS,
                    help="the first press, ms of the chip's time after the think starts")
     p.add_argument("--press", default=PRESS_PIT, choices=PIT_NAMES,
@@ -403,6 +473,15 @@ def main(argv=None):
             src, _, driver = src.partition("@")  # FOLDER@DRIVER: that pixel_driver
             d = "fw-" + re.sub(r"\W", "_", name)
             flash, version = board_image(tmp, d, src)
+            if a.grade is not None:
+                for n in a.grade.split(","):
+                    sys.stderr.write("chip think: %s: the coach's wait, %s nodes\n" % (name, n))
+                    r = measure_grade(work, flash, int(n), driver, a.record)
+                    print("%-12s grade budget %7d: waited %6d ms after the last stone (%d stones "
+                          "in %d ms before; flags %d), %d nodes searched, grade %r"
+                          % (name, r["budget"], r["wait_ms"], r["stones"], r["sown_ms"],
+                             r["flags"], r["nodes"], r["grade"]), flush=True)
+                continue
             sys.stderr.write("chip think: %s: %s, its flash as deploy lays it; the think, "
                              "powered on twice (host minutes)\n" % (name, version))
             # (the presses: counted from the think's start, which the script signals on ARM_PIN)
@@ -424,7 +503,8 @@ def main(argv=None):
             if a.ponder:
                 sys.stderr.write("chip think: %s: pondering\n" % name)
                 results[name]["ponder"] = measure_ponder(work, flash, driver, a.record)
-        report(results, pit=a.press, record=a.record)
+        if a.grade is None:
+            report(results, pit=a.press, record=a.record)
         if a.json:
             with open(a.json, "w") as f:
                 json.dump(results, f, indent=1)

@@ -247,12 +247,13 @@ class SimBoard:
 
     # -- time ------------------------------------------------------------------------
 
-    def run(self, ms):
+    def run(self, ms, waiting=False):
         """Let `ms` of the person's time pass, the board's loop turning as App.run()
         turns it: a turn every FRAME_MS, each sleeping what is left of it after its
         work (a turn that worked longer: the next at once).  The person's time does
         not wait for the board's work, so the same presses come at the same moments
-        whatever the board did in between."""
+        whatever the board did in between.  `waiting`: the person does nothing at its
+        end (until()'s steps), so no long slice ends there as it would at a press."""
         clock = self.clock
         if self.t_after is None:
             self._first()
@@ -262,7 +263,7 @@ class SimBoard:
             self.t_next += d
             self.t_after = clock.now()
         self.t_person += ms
-        self.horizon = self.t_person
+        self.horizon = None if waiting else self.t_person
         try:
             while clock.diff(self.t_person, self.t_next) >= 0:
                 self.turn()
@@ -321,7 +322,7 @@ class SimBoard:
         while A.MODE_NAMES[self.app.mode] not in modes:
             if t >= limit:
                 return False
-            self.run(A.App.FRAME_MS)
+            self.run(A.App.FRAME_MS, waiting=True)
             t += A.App.FRAME_MS
         return True
 

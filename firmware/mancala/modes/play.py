@@ -131,6 +131,12 @@ class Anim(GameMode):
     name = "anim"
     animated = True
 
+    def enter(self, app):
+        # A move with nothing to show (no capture, no extra turn, not the end) is here
+        # only while its grade is awaited: no frames of its own then, and the grade's
+        # slices run as long as a think's (App.search_slice)
+        self.animated = bool(app.flags or app.game.end)
+
     def tick(self, app, now, el):
         if app.grading and app.engine.done:
             from mancala.modes.coach import finish_grade

@@ -73,6 +73,7 @@ def start(app, storage, log):
     forget_boot_modules()
     release_room()  # they land in the room taken at the first import
     app.session_game = Game(rules)
+    app.take_spare()  # (a save's block: App.roomy)
     for note in _notes:
         menu_short(app, note)
     del _notes[:]
