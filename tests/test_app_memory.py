@@ -250,3 +250,35 @@ def test_a_game_turn_out_of_room_keeps_the_game_in_memory_and_its_mode(monkeypat
     assert not recovered
     assert app.game.ply == 1 and b.mode() == "show", b.frame()  # the computer's move, found
     assert app.starved == 0  # the next turns ran clean
+
+
+def test_a_table_that_would_leave_the_game_no_room_is_built_smaller(monkeypatch):
+    """The engine's table was as big as the heap gave, and on the ESP32's stand-in one
+    that left 8 KB ran out in the game: a table above the smallest that leaves less than
+    GAME_ROOM free is refused (App.board_engine), and need_engine builds the next smaller,
+    said as a start with less."""
+    from mancala.modes.menu import need_engine
+    from mancala.rules import get_rules
+
+    b = board(strict=False)
+    app = b.app
+    heap = {"free": A.GAME_ROOM + 6 * 1024}  # room for a table of 2**10 (6 KB) and the game's
+    built = [0]  # the bytes of the last table built (taken from the heap's free)
+    real = A.App.board_engine
+
+    def board_engine(rules, **kw):
+        built.append(6 * (1 << kw["tt_bits"]))
+        return real(rules, **kw)
+
+    monkeypatch.setattr(A.gc, "mem_free", lambda: heap["free"] - built[-1], raising=False)
+    app.engine_cls = board_engine
+    app.engine = None
+    app.short[:] = []
+    need_engine(app, get_rules("oware"))
+    assert app.engine.tt_bits == 10 and built[1:] == [6 << 12, 6 << 11, 6 << 10], built
+    assert app.short == ["memory: no room for the engine's table of 2**12 entries: it has "
+                         "2**10"], app.short
+    heap["free"] = 0  # no room at all: the smallest table still plays
+    app.engine = None
+    need_engine(app, get_rules("kalah"))
+    assert app.engine.tt_bits == 8

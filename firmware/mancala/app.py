@@ -91,8 +91,8 @@ GAME_ROOM = (16 if sys.maxsize > 1 << 32 else 12) * 1024
 class App:
     FRAME_MS = 20  # loop period
     STARVED_TURNS = 25  # turns whose way back found no room before a restart (shed())
-    # A block kept free for a save that finds no room (roomy): an open file's buffer and
-    # the game's text (~0.6 KB on a 32-bit chip, ~0.9 on the 64-bit unix port)
+    # A block kept free for a save that finds no room (roomy): an open file's object and
+    # buffer (304 B on the 64-bit unix port) and the game's text
     SPARE_BYTES = 1024
     ANIM_FRAME_MS = 60  # animations redraw this often (a press redraws at once)
     FLASH_MS = 500  # a red "no" flash
@@ -491,14 +491,12 @@ class App:
                 self.say_no_room("memory: out of room in the loop", e)
             else:
                 self.log_exc(e)
-            if hungry and self.game is not None and SELECT <= self.mode <= OVER_:
-                # No room in a game: the game in memory is whole (a move is made at
-                # once, in place, and saved after), so it stays, in its mode; what found
-                # no room (most often the next mode's module) is tried again next turn,
-                # with the room shed() makes.  (recover() would read back the last save,
-                # itself a file to open, and could land in the menu.)
-                pass
-            else:
+            # No room in a game: the game in memory is whole (a move is made at once, in
+            # place, and saved after), so it stays, in its mode; what found no room (most
+            # often the next mode's module) is tried again next turn, with the room shed()
+            # makes.  (recover() would read back the last save, itself a file to open,
+            # losing the moves since, and could land in the menu.)
+            if not (hungry and self.game is not None and SELECT <= self.mode <= OVER_):
                 try:
                     self.recover()
                 except MemoryError:  # (recover's own module found no room)
@@ -514,8 +512,9 @@ class App:
 
     def shed(self):
         """A turn that ran out of memory (tick): once is a moment (the way back frees what
-        it held, and the spare goes: roomy() takes it again when a save needs it); a second turn in a row gives up what the board plays on without, one a
-        turn (the opening book, then the endgame table: said on the console and in the
+        it held, and the spare goes: roomy() takes it again when a save needs it); a
+        second turn in a row gives up what the board plays on without, one a turn (the
+        opening book, then the endgame table: said on the console and in the
         status, as a start with less is); after STARVED_TURNS such turns the board
         starts again (machine.reset: the saved game comes back, and the start takes what
         fits).  The game in memory is as it was."""
