@@ -12,7 +12,7 @@ losses come from references/exact_search.py (alpha-beta to the end, the largest 
 table built in build/tables/ at its leaves; identical to exact.py's full minimax
 wherever that can run, tests/test_exact_search.py), so MAX_SEEDS may reach 24.
 `measure` grades every legal move of the sets' positions as the board's coach grades it
-(`board_engine`: 48,000 nodes, a table of 2**12, the endgame table a Pico carries where
+(`board_engine`: kalah 200,000 nodes, a table of 2**12, the endgame table a Pico carries where
 built, each grade from an empty table) and prints the share graded in its exact loss
 class with a 95% Wilson interval, the misses by exact class, and the moves losing 5+
 graded good or better.  A measuring tool (progress on stderr), not a test: the sets

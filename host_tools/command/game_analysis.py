@@ -5,7 +5,7 @@
 A record (the board's archived game `gNNNNN.txt` as `mancala pull` copies it, `-` for
 stdin, or the record itself) is replayed and each move graded by the engine as the
 board the command stands for grades it (a Pico whose kernels run: `match.board_engine`):
-the coach's budget (engine.NATIVE_BUDGETS, 48,000 nodes), its table size, the endgame
+the coach's budget (engine.NATIVE_BUDGETS: kalah 200,000 nodes, the others 48,000), its table size, the endgame
 table deploy sends it (where built), each grade from an empty table as the coach's.  So
 the report says what the board said of each move (docs/ENGINE.md, "The board and the
 report"); `--nodes N` grades deeper, and then says how its budget compares.
