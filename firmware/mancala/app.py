@@ -138,6 +138,7 @@ class App:
     PONDER_CHUNK = 2  # nodes between clock reads while pondering
     PONDER_NODES = None  # a pondering search's cap (engine.ponder_nodes)
     pondering = False  # a pondering search is running (or finished) on `pondered`
+    settings = {}  # type: dict  # (the board's: modes/start.py start() sets them)
     pregrade = False  # the coach grades the move being sown (early_grade)
     ponder_target = None  # (bytearrays made at the first ponder)
     pondered = None
@@ -243,9 +244,11 @@ class App:
 
         e = Engine(rules, **kw)
         free = getattr(gc, "mem_free", None)  # (CPython: no heap to run out of)
-        if e.tt_bits > 8 and free is not None and free() < GAME_ROOM:
-            e.release()
-            raise MemoryError("the game's room")
+        if e.tt_bits > 8 and free is not None:
+            gc.collect()
+            if free() < GAME_ROOM:  # (dropped, not released: its table not kept for the next)
+                e = None
+                raise MemoryError("the game's room")
         return e
 
     def first_engine(self):
@@ -285,7 +288,10 @@ class App:
         try:
             self.log("%s (%r)" % (what, e))
         except MemoryError:
-            self.log(what)
+            try:
+                self.log(what)
+            except MemoryError:
+                pass
 
     def roomy(self, fn, *args):
         """fn(*args); if it found no room, once more in the spare's: a heap in pieces
@@ -540,8 +546,10 @@ class App:
             self.log(why)
             self.short.append(why)
         elif self.starved >= self.STARVED_TURNS and self.restart is not None:
-            self.log("memory: %d turns in a row out of room: starting again" % self.starved)
-            self.restart()
+            try:  # (a line that finds no room must not keep the board from restarting)
+                self.log("memory: %d turns in a row out of room: starting again" % self.starved)
+            finally:
+                self.restart()
         else:
             self.log("memory: out of room this turn: trying again")
 
@@ -613,8 +621,8 @@ class App:
         clock = self.clock
         left = self.FRAME_MS - clock.diff(clock.now(), t0)
         t = clock.now()
-        if left > 0 and (self.mode == ANIM and self.grading or
-                         self.mode == SOW and self.pregrade):
+        if left > 0 and (self.mode == ANIM and self.grading or  # (quick: the board sows
+                         self.mode == SOW and self.pregrade and not self.settings["quick"]):
             # The coach's grade while the person sows its move, then waits for it: the
             # board's frames change only when the next stone's pit blinks (its phase) or
             # a capture's animation moves, so where the pits say a level changed the grade
@@ -623,7 +631,7 @@ class App:
             # the time; docs/ENGINE.md, "The coach's wait").
             wake = self.long_slice_wake()
             if wake is not None:
-                due = self.pits.unpolled_ms(t, self.grade_frame_due(t))
+                due = self.pits.unpolled_ms(t, self.frame_due(t))
                 e.step_for(due if due > left else left, self.SLICE, wake, self.pits.sensors)
             else:
                 e.step_for(left - self.PONDER_RESERVE_MS if self.mode == SOW else left,
@@ -640,7 +648,7 @@ class App:
                 # the board (a press's debounce, the release before its tap): the
                 # loop turn would have drawn nothing (issue 22: a tap's cost)
                 now = clock.now()
-                t_frame = now + self.think_frame_due(now)
+                t_frame = now + self.frame_due(now)
                 for _ in range(self.SETTLES):
                     left = self.until_think_frame(left)
                     e.step_for(left, self.SLICE, wake, self.pits.sensors)
@@ -652,22 +660,6 @@ class App:
         else:  # a long turn (a save): still a little progress
             e.step(self.SLICE)
         self.search_ms += clock.diff(clock.now(), t)
-
-    def grade_frame_due(self, now):
-        """ms from `now` until the next frame a grade's slice must leave room for (at
-        most LONG_SLICE_MS): the sowing's next blink (or the quick mode's stone); the
-        waiting animation's next frame if it moves (a capture, an extra turn:
-        Anim.enter), else none."""
-        if self.mode == SOW:  # (and the quick mode's next stone, which it drops itself)
-            el = self.clock.diff(now, self.t_mode)
-            due = self.BLINK_MS - el % self.BLINK_MS
-            if self.QUICK_MS - el < due:
-                due = self.QUICK_MS - el if el < self.QUICK_MS else 0
-        elif MODES[ANIM].animated:
-            due = self.ANIM_FRAME_MS - self.clock.diff(now, self.t_frame)
-        else:
-            return self.LONG_SLICE_MS
-        return due if due < self.LONG_SLICE_MS else self.LONG_SLICE_MS
 
     def long_slice_wake(self):
         """The think's slice may run past its turn (LONG_SLICE_MS): the pits' wake
@@ -693,22 +685,31 @@ class App:
 
     def until_think_frame(self, left):
         """ms from now until the loop must turn again (at most LONG_SLICE_MS, at
-        least `left`): the think's next frame (think_frame_due), the pits' next
+        least `left`): the think's next frame (frame_due), the pits' next
         debounce or hold timer (Pits.unpolled_ms)."""
         now = self.clock.now()
-        due = self.pits.unpolled_ms(now, self.think_frame_due(now))
+        due = self.pits.unpolled_ms(now, self.frame_due(now))
         return due if due > left else left
 
-    def think_frame_due(self, now):
-        """ms from `now` until the think's next frame (at most LONG_SLICE_MS): its
-        running light's step (with which the status LED blinks: Think.phase), the
-        red flash's next blink or its end (when it draws: after a red blink; after
-        an "off" one the pits show already what follows, and update() drops the
-        flash in the next turn, whenever that comes)."""
+    def frame_due(self, now):
+        """ms from `now` until the next frame a long slice must leave room for (at most
+        LONG_SLICE_MS): a think's running light's next step (with which the status LED
+        blinks: Think.phase); while the coach grades, the sowing's next blink, or the
+        waiting animation's next frame if it moves (a capture, an extra turn:
+        Anim.enter); and the red flash's next blink or its end (when it draws: after a
+        red blink; after an "off" one the pits show already what follows, and update()
+        drops the flash in the next turn, whenever that comes)."""
         el = self.clock.diff(now, self.t_mode)
-        due = self.THINK_STEP_MS - el % self.THINK_STEP_MS
-        if self.think_frame == el // self.THINK_STEP_MS + 1:  # (its step came early)
-            due += self.THINK_STEP_MS
+        if self.mode == THINK:
+            due = self.THINK_STEP_MS - el % self.THINK_STEP_MS
+            if self.think_frame == el // self.THINK_STEP_MS + 1:  # (its step came early)
+                due += self.THINK_STEP_MS
+        elif self.mode == SOW:
+            due = self.BLINK_MS - el % self.BLINK_MS
+        elif MODES[ANIM].animated:
+            due = self.ANIM_FRAME_MS - self.clock.diff(now, self.t_frame)
+        else:
+            due = self.LONG_SLICE_MS
         if self.flash:
             f = self.clock.diff(now, self.t_flash)
             b = self.FLASH_BLINK_MS - f % self.FLASH_BLINK_MS

@@ -267,6 +267,8 @@ class SimBoard:
         try:
             while clock.diff(self.t_person, self.t_next) >= 0:
                 self.turn()
+                if waiting:  # (one turn: until() looks at the mode after each)
+                    break
         finally:
             self.horizon = None
 
@@ -318,12 +320,11 @@ class SimBoard:
 
     def until(self, modes, limit=120000):
         """Run until the app is in one of `modes` (names); False if it never got there."""
-        t = 0
+        t0 = self.clock.now()
         while A.MODE_NAMES[self.app.mode] not in modes:
-            if t >= limit:
+            if self.clock.diff(self.clock.now(), t0) >= limit:
                 return False
             self.run(A.App.FRAME_MS, waiting=True)
-            t += A.App.FRAME_MS
         return True
 
     # -- what the board shows ----------------------------------------------------------

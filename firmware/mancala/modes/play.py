@@ -129,7 +129,9 @@ class Anim(GameMode):
     the store), the game's end (the store flashes), while the coach grades."""
 
     name = "anim"
-    animated = True
+
+    def __init__(self):
+        self.animated = True  # (its slot made here: enter() allocates nothing in a game)
 
     def enter(self, app):
         # A move with nothing to show (no capture, no extra turn, not the end) is here
