@@ -34,7 +34,8 @@ GAME_ENDS = r"person: the game is over|person: stuck|SAFE STATE|failed to start|
 #   146          N8-less: a whole game; most saves find no room (said each time)
 #   148-170      N8/N9/N10-less: whole games (the ESP32's 148.5 is here: the test
 #                below), every move saved from ~152 (0-6 of ~45 saves refused at 148-
-#                150 as the holes fall); with the coach on, every move saved from 152-154
+#                150 as the holes fall); with the coach on, every move saved from ~158
+#                (none refused at 150 and 154, 1-14 at 152 and 156: the holes again)
 #   172-         N10: everything
 # The heap is cut into many holes there: the bands move with any change of what the
 # start allocates, by a few KiB either way; scan again after one (`python -m
